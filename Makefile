@@ -1,0 +1,38 @@
+# Two commands set everything up on a fresh machine:
+#   make run    install into .venv and serve the app on SQLite at http://127.0.0.1:8000
+#   make test   install into .venv and run the whole test suite
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-stamp
+
+.PHONY: install run test test-fast bench vendor lint clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+run: install
+	$(VENV)/bin/gurka serve
+
+test: install
+	$(PY) -m pytest -q
+
+test-fast: install
+	$(PY) -m pytest -q -m "not e2e"
+
+bench: install
+	$(PY) bench/rules_bench.py
+
+vendor:
+	./scripts/vendor_htmx.sh
+
+lint: install
+	$(PY) -m ruff check app tests bench
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis

@@ -1,0 +1,89 @@
+"""The application factory `create_app(settings)` and the `gurka` command line."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
+from fastapi.templating import Jinja2Templates
+
+from app import web
+from app.settings import Settings
+from app.store.db import make_engine, upgrade
+
+ROOT = Path(__file__).resolve().parent.parent
+TEMPLATES = ROOT / "templates"
+STATIC = ROOT / "static"
+
+log = logging.getLogger("gurka")
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """Build the app: schema upgraded, engine, templates, static files and every router."""
+    settings = settings or Settings()
+    upgrade(settings.database_url)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        async with web.running(app):
+            yield
+        app.state.engine.dispose()
+
+    app = FastAPI(title="Gurka online", lifespan=lifespan, docs_url=None, redoc_url=None)
+    app.state.settings = settings
+    app.state.engine = make_engine(settings.database_url)
+    app.state.templates = Jinja2Templates(directory=str(TEMPLATES))
+    app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
+    web.install(app)
+    return app
+
+
+def serve(settings: Settings, *, reload: bool = False) -> None:
+    import uvicorn
+
+    uvicorn.run(
+        "app.main:create_app",
+        factory=True,
+        host=settings.host,
+        port=settings.port,
+        reload=reload,
+        ws="websockets-sansio",
+        ws_per_message_deflate=False,
+        timeout_graceful_shutdown=10,
+        proxy_headers=True,
+    )
+
+
+def cli(argv: list[str] | None = None) -> None:
+    """`gurka serve` runs the app; `gurka migrate` upgrades the database schema."""
+    parser = argparse.ArgumentParser(prog="gurka", description="Gurka online")
+    commands = parser.add_subparsers(dest="command", required=True)
+    serve_cmd = commands.add_parser("serve", help="serve the app (upgrades the schema first)")
+    serve_cmd.add_argument("--host", help="listen address (default: HOST or 127.0.0.1)")
+    serve_cmd.add_argument("--port", type=int, help="port (default: PORT or 8000)")
+    serve_cmd.add_argument("--reload", action="store_true", help="restart on code changes")
+    commands.add_parser("migrate", help="upgrade the database schema to the latest revision")
+    args = parser.parse_args(argv)
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    settings = Settings()
+    if args.command == "migrate":
+        upgrade(settings.database_url)
+        print(f"Schema is up to date on {settings.database_url.split('@')[-1]}")
+        return
+    overrides = {k: v for k, v in {"host": args.host, "port": args.port}.items() if v is not None}
+    settings = settings.model_copy(update=overrides)
+    # uvicorn builds the app from the environment in its own process: pass overrides down.
+    import os
+
+    os.environ["HOST"], os.environ["PORT"] = settings.host, str(settings.port)
+    serve(settings, reload=args.reload)
+
+
+if __name__ == "__main__":
+    cli()

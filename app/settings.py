@@ -1,0 +1,45 @@
+"""Settings read from the environment (or a `.env` file); every name is documented in README.md."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Annotated
+
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_file=".env", extra="ignore")
+
+    database_url: str = Field(
+        default="sqlite:///./gurka.db",
+        description="SQLAlchemy URL: SQLite by default, postgresql+psycopg://… for Postgres.",
+    )
+    secret_key: str = Field(
+        default_factory=lambda: secrets.token_urlsafe(32),
+        description="Signs login sessions. Set it in production: the default changes at every start.",
+    )
+    allowed_origins: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="Extra origins allowed to open websockets, comma separated "
+        "(the page's own origin is always allowed).",
+    )
+    bot_delay: float = Field(default=0.8, ge=0, description="Seconds a bot waits before it acts.")
+    seat_takeover_seconds: float = Field(
+        default=60, ge=0, description="How long a seat may be empty before the host can give it to a bot."
+    )
+    secure_cookies: bool = Field(default=False, description="Send cookies with Secure (behind HTTPS).")
+    host: str = Field(default="127.0.0.1", description="Address `gurka serve` listens on.")
+    port: int = Field(default=8000, description="Port `gurka serve` listens on.")
+
+    @field_validator("allowed_origins", mode="before")
+    @classmethod
+    def _split_origins(cls, value: object) -> object:
+        if isinstance(value, str):
+            return [part.strip().rstrip("/") for part in value.split(",") if part.strip()]
+        return value
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.database_url.startswith("sqlite")

@@ -1,0 +1,1 @@
+"""Storage: SQLModel tables and keyword-only queries. The only package that talks SQL."""

@@ -1,0 +1,78 @@
+"""Fixtures shared by every test folder: settings on a fresh database, an app client, Postgres."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy.engine import make_url
+
+from app.settings import Settings
+
+POSTGRES_URL = os.environ.get("TEST_DATABASE_URL", "")
+needs_postgres = pytest.mark.skipif(
+    not POSTGRES_URL,
+    reason="no PostgreSQL: set TEST_DATABASE_URL=postgresql+psycopg://user@host:5432/db to run",
+)
+
+
+def make_settings(database_url: str, **overrides: object) -> Settings:
+    values: dict[str, object] = {
+        "database_url": database_url,
+        "secret_key": "test-secret",
+        "bot_delay": 0.0,
+        "seat_takeover_seconds": 0.0,
+        "allowed_origins": ["http://testserver"],
+    }
+    values.update(overrides)
+    return Settings(**values)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def sqlite_url(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'gurka.db'}"
+
+
+@pytest.fixture
+def postgres_url() -> Iterator[str]:
+    """A brand-new, empty Postgres database for one test, dropped afterwards."""
+    if not POSTGRES_URL:
+        pytest.skip("no PostgreSQL: set TEST_DATABASE_URL to run the Postgres tests")
+    import psycopg
+
+    admin = make_url(POSTGRES_URL)
+    name = f"gurka_test_{uuid.uuid4().hex[:12]}"
+    dsn = admin.set(drivername="postgresql").render_as_string(hide_password=False)
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield admin.set(database=name).render_as_string(hide_password=False)
+    finally:
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """Each test using this runs on SQLite and on Postgres."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'gurka.db'}"
+    return str(request.getfixturevalue("postgres_url"))
+
+
+@pytest.fixture
+def app_settings(sqlite_url: str) -> Settings:
+    return make_settings(sqlite_url)
+
+
+@pytest.fixture
+def client(app_settings: Settings) -> Iterator[object]:
+    from fastapi.testclient import TestClient
+
+    from app.main import create_app
+
+    with TestClient(create_app(app_settings)) as test_client:
+        yield test_client
