@@ -60,3 +60,9 @@ def test_gurka_migrate_command(tmp_path: Path) -> None:
     engine = make_engine(url)
     assert "alembic_version" in inspect(engine).get_table_names()
     engine.dispose()
+
+
+def test_health_check(client) -> None:
+    response = client.get("/healthz")
+    assert response.status_code == 200
+    assert response.json() == {"status": "ok"}

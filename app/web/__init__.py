@@ -9,9 +9,7 @@ from fastapi import FastAPI
 
 
 def install(app: FastAPI) -> None:
-    @app.get("/healthz")
-    def healthz() -> dict[str, str]:
-        return {"status": "ok"}
+    """Include every router of the web layer."""
 
 
 @asynccontextmanager
