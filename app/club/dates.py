@@ -1,0 +1,94 @@
+"""The date poll for the next night (RULES.md §7.6), pure: "today" is always passed in.
+
+Readings: the winner proposes two different dates no later than 7 days after the night (the
+night's day counts as day 0); both dates must lie after the day of the proposal. The other
+members answer which of the two suits them, no later than 7 days after the proposal; a
+member may change their answer until then (the last answer counts). The proposer does not
+vote: both dates suit them. The chosen date has the most votes; a tie (including no votes at
+all) goes to the earlier date.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+
+WEEK = timedelta(days=7)
+
+
+@dataclass
+class DatePoll:
+    night_date: date
+    proposer: str
+    members: tuple[str, ...]
+    proposed_on: date
+    dates: tuple[date, date]
+    answers: dict[str, date] = field(default_factory=dict)
+
+    @classmethod
+    def propose(cls, *, night_date: date, proposer: str, members: Iterable[str],
+                dates: Iterable[date], proposed_on: date) -> DatePoll:
+        """The night's winner proposes two dates (RULES.md §7.6)."""
+        members_t = tuple(members)
+        if proposer not in members_t:
+            members_t = (*members_t, proposer)
+        if len(set(members_t)) != len(members_t):
+            raise ValueError("a member is listed twice")
+        proposed = tuple(dates)
+        if len(proposed) != 2:
+            raise ValueError(f"propose exactly two dates, got {len(proposed)}")
+        first, second = sorted(proposed)
+        if first == second:
+            raise ValueError("propose two different dates")
+        if proposed_on < night_date:
+            raise ValueError(f"the proposal cannot come before the night ({night_date})")
+        if proposed_on > night_date + WEEK:
+            raise ValueError(
+                f"the proposal was due within a week of the night, by {night_date + WEEK}"
+            )
+        for d in (first, second):
+            if d <= proposed_on:
+                raise ValueError(f"{d} is not after the day of the proposal ({proposed_on})")
+        return cls(night_date, proposer, members_t, proposed_on, (first, second))
+
+    @property
+    def deadline(self) -> date:
+        """Last day to answer: one week after the proposal."""
+        return self.proposed_on + WEEK
+
+    @property
+    def voters(self) -> tuple[str, ...]:
+        return tuple(m for m in self.members if m != self.proposer)
+
+    def answer(self, member: str, choice: date, *, on: date) -> None:
+        """Record (or change) a member's answer."""
+        if member == self.proposer:
+            raise ValueError(f"{member} proposed the dates; the other members answer")
+        if member not in self.members:
+            raise ValueError(f"{member} is not a member of the club")
+        if choice not in self.dates:
+            a, b = self.dates
+            raise ValueError(f"{choice} was not proposed: choose {a} or {b}")
+        if on < self.proposed_on:
+            raise ValueError(f"the dates were proposed on {self.proposed_on}, not before")
+        if on > self.deadline:
+            raise ValueError(f"answers were due by {self.deadline}")
+        self.answers[member] = choice
+
+    def votes(self) -> dict[date, int]:
+        return {d: sum(1 for c in self.answers.values() if c == d) for d in self.dates}
+
+    @property
+    def chosen(self) -> date:
+        """Most votes; a tie goes to the earlier date (dates are kept in order)."""
+        votes = self.votes()
+        return max(self.dates, key=lambda d: (votes[d], -d.toordinal()))
+
+    def missing(self) -> list[str]:
+        """Members who have not answered yet."""
+        return [m for m in self.voters if m not in self.answers]
+
+    def is_closed(self, today: date) -> bool:
+        """Closed once every member answered or the answer week is over."""
+        return today > self.deadline or not self.missing()
