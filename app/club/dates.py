@@ -27,8 +27,15 @@ class DatePoll:
     answers: dict[str, date] = field(default_factory=dict)
 
     @classmethod
-    def propose(cls, *, night_date: date, proposer: str, members: Iterable[str],
-                dates: Iterable[date], proposed_on: date) -> DatePoll:
+    def propose(
+        cls,
+        *,
+        night_date: date,
+        proposer: str,
+        members: Iterable[str],
+        dates: Iterable[date],
+        proposed_on: date,
+    ) -> DatePoll:
         """The night's winner proposes two dates (RULES.md §7.6)."""
         members_t = tuple(members)
         if proposer not in members_t:

@@ -65,8 +65,9 @@ def hall_of_fame_points(placement: Iterable[str]) -> dict[str, int]:
     return dict(zip(placement, HALL_OF_FAME_POINTS, strict=True))
 
 
-def hall_of_fame_table(nights: Iterable[NightSummary], year: int | None = None
-                       ) -> list[HallOfFameRow]:
+def hall_of_fame_table(
+    nights: Iterable[NightSummary], year: int | None = None
+) -> list[HallOfFameRow]:
     """All-time table (``year=None``) or the table of one calendar year, best first."""
     acc: dict[str, list[int]] = {}  # points, nights, wins, podiums, place sum, bar røv, agurker
     for night in nights:
@@ -85,8 +86,7 @@ def hall_of_fame_table(nights: Iterable[NightSummary], year: int | None = None
         HallOfFameRow(p, v[0], v[1], v[2], v[3], round(v[4] / v[1], 2), v[5], v[6])
         for p, v in acc.items()
     ]
-    rows.sort(key=lambda r: (-r.points, -r.wins, -r.podiums, r.average_place, r.nights,
-                             r.player))
+    rows.sort(key=lambda r: (-r.points, -r.wins, -r.podiums, r.average_place, r.nights, r.player))
     return rows
 
 

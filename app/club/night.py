@@ -116,8 +116,13 @@ class Event:
     def from_dict(cls, data: Mapping[str, Any]) -> Event:
         kind = data["kind"]
         if kind == "record":
-            return cls("record", data["stage"], int(data["round"]), data["table"],
-                       RoundResult.from_dict(data["result"]))
+            return cls(
+                "record",
+                data["stage"],
+                int(data["round"]),
+                data["table"],
+                RoundResult.from_dict(data["result"]),
+            )
         if kind == "playoff":
             return cls("playoff", data["stage"], int(data["round"]), order=tuple(data["order"]))
         raise ValueError(f"unknown event kind {kind!r}")
@@ -149,9 +154,13 @@ class Correction:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Correction:
         return cls(
-            data["stage"], int(data["round"]), data["table"],
-            RoundResult.from_dict(data["before"]), RoundResult.from_dict(data["after"]),
-            data.get("reason", ""), tuple(data.get("dropped", ())),
+            data["stage"],
+            int(data["round"]),
+            data["table"],
+            RoundResult.from_dict(data["before"]),
+            RoundResult.from_dict(data["after"]),
+            data.get("reason", ""),
+            tuple(data.get("dropped", ())),
         )
 
 
@@ -206,8 +215,9 @@ class Night:
     lots: list[Lot]
     corrections: list[Correction]
 
-    def __init__(self, players: Sequence[str], start: Mapping[str, str] | None,
-                 seed: int | str) -> None:
+    def __init__(
+        self, players: Sequence[str], start: Mapping[str, str] | None, seed: int | str
+    ) -> None:
         self.players = _check_players(players)
         if isinstance(seed, bool) or not isinstance(seed, int | str):
             raise ValueError(f"seed must be an int or a string, got {seed!r}")
@@ -232,8 +242,12 @@ class Night:
         self._open_round("base", 1, groups, draw=True)
 
     @classmethod
-    def new(cls, players: Sequence[str], start: Mapping[str, str] | None = None,
-            seed: int | str | None = None) -> Night:
+    def new(
+        cls,
+        players: Sequence[str],
+        start: Mapping[str, str] | None = None,
+        seed: int | str | None = None,
+    ) -> Night:
         """Seat a new night. ``start`` maps each player to ``"vinder"``, ``"mellan"`` or
         ``"taber"`` (three each, RULES.md §7.1); ``None`` draws the tables by a fair lot.
         ``seed=None`` draws a fresh seed (kept in ``night.seed`` so the night replays)."""
@@ -326,8 +340,9 @@ class Night:
             raise ValueError("the finals have not started yet")
         rows: list[StandingRow] = []
         for table in FINAL_TABLES:
-            rows.extend(order_rows(self._final_table_rows(table).values(),
-                                   self._playoffs["finals"]))
+            rows.extend(
+                order_rows(self._final_table_rows(table).values(), self._playoffs["finals"])
+            )
         return rows
 
     def placement(self) -> list[str]:
@@ -410,8 +425,15 @@ class Night:
             raise ValueError("the night is over")
 
     # ----------------------------------------------------------------- progression
-    def _open_round(self, stage: Stage, number: int, groups: Mapping[str, Sequence[str]],
-                    *, draw: bool, forhand: Mapping[str, str] | None = None) -> None:
+    def _open_round(
+        self,
+        stage: Stage,
+        number: int,
+        groups: Mapping[str, Sequence[str]],
+        *,
+        draw: bool,
+        forhand: Mapping[str, str] | None = None,
+    ) -> None:
         seating: dict[str, tuple[str, ...]] = {}
         dealers: dict[str, str] = {}
         for table, names in groups.items():
@@ -437,8 +459,7 @@ class Night:
             self._open_round("base", rnd.number + 1, moved, draw=False)
         elif self._stage == "finals" and rnd.number < FINAL_ROUNDS:
             forhand = {t: res.first_out for t, res in rnd.results.items()}
-            self._open_round("finals", rnd.number + 1, rnd.seating, draw=False,
-                             forhand=forhand)
+            self._open_round("finals", rnd.number + 1, rnd.seating, draw=False, forhand=forhand)
         else:
             self._end_stage()
 
@@ -449,8 +470,9 @@ class Night:
             self._pending = [
                 g
                 for table in FINAL_TABLES
-                for g in tie_groups(self._final_table_rows(table).values(),
-                                    self._playoffs["finals"])
+                for g in tie_groups(
+                    self._final_table_rows(table).values(), self._playoffs["finals"]
+                )
             ]
         if self._pending:
             self._phase = "playoff"
@@ -482,8 +504,16 @@ class Night:
             )
         self.record(event.table, event.result)
 
-    def correct(self, phase: Stage, round_no: int, table: str, result: RoundResult, *,
-                reason: str = "", drop_later: bool = False) -> Correction:
+    def correct(
+        self,
+        phase: Stage,
+        round_no: int,
+        table: str,
+        result: RoundResult,
+        *,
+        reason: str = "",
+        drop_later: bool = False,
+    ) -> Correction:
         """Replace a recorded result and recompute everything after it (RULES.md §7.6).
 
         ``phase`` is ``"base"`` or ``"finals"``, ``round_no`` counts from 1. Raises
@@ -493,8 +523,11 @@ class Night:
         if phase not in ("base", "finals"):
             raise ValueError(f"phase must be 'base' or 'finals', got {phase!r}")
         index = next(
-            (i for i, e in enumerate(self._events)
-             if e.kind == "record" and (e.stage, e.round_no, e.table) == (phase, round_no, table)),
+            (
+                i
+                for i, e in enumerate(self._events)
+                if e.kind == "record" and (e.stage, e.round_no, e.table) == (phase, round_no, table)
+            ),
             None,
         )
         if index is None:

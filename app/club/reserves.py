@@ -18,8 +18,7 @@ from collections.abc import Mapping, Sequence
 from app.club.constants import BASE_TABLES, FINAL_TO_BASE, TABLE_SIZE
 
 
-def _last_table_of(last_night: Mapping[str, Sequence[str]] | Mapping[str, str]
-                   ) -> dict[str, str]:
+def _last_table_of(last_night: Mapping[str, Sequence[str]] | Mapping[str, str]) -> dict[str, str]:
     """Accept ``{table: [players]}`` (finals or base names) or ``{player: table}``."""
     where: dict[str, str] = {}
     for key, value in last_night.items():
@@ -67,15 +66,14 @@ def start_tables(
         elif player in stand_ins:
             other = stand_ins[player]
             if other not in where:
-                raise ValueError(f"{other} did not play last night, so {player} cannot"
-                                 f" start at {other}'s table")
+                raise ValueError(
+                    f"{other} did not play last night, so {player} cannot start at {other}'s table"
+                )
             table = where[other]
         elif player in where:
             table = where[player]
         else:
-            raise ValueError(
-                f"{player} did not play last night: the host places them (newcomers)"
-            )
+            raise ValueError(f"{player} did not play last night: the host places them (newcomers)")
         start[player] = table
     for table in BASE_TABLES:
         names = [p for p in players if start[p] == table]

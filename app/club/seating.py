@@ -91,8 +91,9 @@ def forhand_of(chairs: Sequence[str], dealer: str) -> str:
     return chairs[(i + 1) % len(chairs)]
 
 
-def move_after_base_round(seating: Mapping[str, Sequence[str]],
-                          results: Mapping[str, RoundResult]) -> Seating:
+def move_after_base_round(
+    seating: Mapping[str, Sequence[str]], results: Mapping[str, RoundResult]
+) -> Seating:
     """Seating of the next base round (RULES.md §7.3). "Loser" = the first out.
 
     - winner-table loser → middle table, into the chair of the middle-table winner;
