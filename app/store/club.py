@@ -1,0 +1,445 @@
+"""The club: members and elders, Gurka Nights, their recorded results, corrections, date polls
+and the beer ledger. Tables and keyword-only queries.
+
+A night is stored as what happened, not as a game state: the players, the start tables, the
+seed of its lots and one row per recorded table result (in recording order). The web layer
+replays those rows through `app.club` to get the standings, so a correction is an update of
+one row plus a row in `corrections` that keeps the old and new result and the reason.
+`nights.state` is a cached summary (phase, placement, Hall of Fame points, counts) written
+after every change, so lists and the Hall of Fame never need to replay every night.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from datetime import UTC, date, datetime
+from typing import Any
+
+from sqlalchemy import JSON, BigInteger, Column, Text, UniqueConstraint, func
+from sqlmodel import Field, Session, SQLModel, select
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+class Member(SQLModel, table=True):
+    __tablename__ = "members"
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(max_length=40, unique=True, index=True)
+    is_elder: bool = Field(default=False)
+    password_hash: str | None = Field(default=None, max_length=255)
+    active: bool = Field(default=True)
+    created_at: datetime = Field(default_factory=_now)
+
+
+class Night(SQLModel, table=True):
+    __tablename__ = "nights"
+
+    id: int | None = Field(default=None, primary_key=True)
+    date: dt.date
+    host: str = Field(max_length=40)
+    status: str = Field(default="open", max_length=16)  # open | done
+    mode: str = Field(default="hand", max_length=8)  # hand | online
+    seed: int = Field(sa_column=Column(BigInteger, nullable=False))
+    # [{"name": str, "member_id": int, "for_id": int | None, "for_name": str | None}]
+    players: list[dict[str, Any]] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    # {player: "vinder" | "mellan" | "taber"} or {} when the start tables were drawn by lot
+    start: dict[str, str] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    state: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    winner: str | None = Field(default=None, max_length=40)
+    created_by: str = Field(default="", max_length=40)
+    created_at: datetime = Field(default_factory=_now)
+
+
+class NightResult(SQLModel, table=True):
+    __tablename__ = "night_results"
+    __table_args__ = (
+        UniqueConstraint("night_id", "phase", "round", "table", name="uq_night_results_slot"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    night_id: int = Field(foreign_key="nights.id", index=True)
+    seq: int  # recording order within the night: replaying follows it
+    phase: str = Field(max_length=16)  # base | finals | playoff
+    round: int  # 1..16 base, 1..6 finals, n-th playoff
+    table: str = Field(max_length=16)  # vinder … taberfinale; for a playoff: the stage
+    result: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    source: str = Field(default="hand", max_length=8)  # hand | online
+    recorded_by: str = Field(default="", max_length=40)
+    at: datetime = Field(default_factory=_now)
+
+
+class Correction(SQLModel, table=True):
+    __tablename__ = "corrections"
+
+    id: int | None = Field(default=None, primary_key=True)
+    night_id: int = Field(foreign_key="nights.id", index=True)
+    result_id: int | None = Field(default=None, foreign_key="night_results.id")
+    who: str = Field(max_length=40)
+    phase: str = Field(max_length=16)
+    round: int
+    table: str = Field(max_length=16)
+    before: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    after: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    reason: str = Field(sa_column=Column(Text, nullable=False))
+    at: datetime = Field(default_factory=_now)
+
+
+class DatePoll(SQLModel, table=True):
+    __tablename__ = "date_polls"
+
+    id: int | None = Field(default=None, primary_key=True)
+    night_id: int = Field(foreign_key="nights.id", unique=True, index=True)
+    proposed_by: str = Field(max_length=40)
+    option_a: date
+    option_b: date
+    answer_by: date  # members answer within a week
+    chosen: date | None = None
+    created_at: datetime = Field(default_factory=_now)
+
+
+class DateVote(SQLModel, table=True):
+    __tablename__ = "date_votes"
+    __table_args__ = (UniqueConstraint("poll_id", "member_id", name="uq_date_votes_member"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    poll_id: int = Field(foreign_key="date_polls.id", index=True)
+    member_id: int = Field(foreign_key="members.id")
+    choice: str = Field(max_length=8)  # a | b | both | neither
+    at: datetime = Field(default_factory=_now)
+
+
+class BeerDebt(SQLModel, table=True):
+    __tablename__ = "beer_ledger"
+
+    id: int | None = Field(default=None, primary_key=True)
+    member_id: int = Field(foreign_key="members.id", index=True)
+    crates: int = Field(default=1)
+    reason: str = Field(max_length=200)
+    night_id: int | None = Field(default=None, foreign_key="nights.id")
+    recorded_by: str = Field(max_length=40)
+    at: datetime = Field(default_factory=_now)
+    settled_at: datetime | None = None
+
+
+# ---------------------------------------------------------------- members
+
+
+def count_elders(session: Session) -> int:
+    query = select(func.count()).select_from(Member).where(Member.is_elder, Member.active)  # type: ignore[arg-type]
+    return int(session.exec(query).one())
+
+
+def add_member(
+    session: Session, *, name: str, is_elder: bool = False, password_hash: str | None = None
+) -> Member:
+    member = Member(name=name, is_elder=is_elder, password_hash=password_hash)
+    session.add(member)
+    session.flush()
+    return member
+
+
+def get_member(session: Session, *, member_id: int) -> Member | None:
+    return session.get(Member, member_id)
+
+
+def get_member_by_name(session: Session, *, name: str) -> Member | None:
+    """Exact name first, then case-insensitive (names are typed at the door)."""
+    found = session.exec(select(Member).where(Member.name == name)).first()
+    if found is None:
+        found = session.exec(
+            select(Member).where(func.lower(Member.name) == name.lower())
+        ).first()
+    return found
+
+
+def list_members(session: Session, *, active_only: bool = False) -> list[Member]:
+    query = select(Member).order_by(func.lower(Member.name))
+    if active_only:
+        query = query.where(Member.active)  # type: ignore[arg-type]
+    return list(session.exec(query))
+
+
+def update_member(
+    session: Session,
+    *,
+    member_id: int,
+    name: str | None = None,
+    is_elder: bool | None = None,
+    active: bool | None = None,
+    password_hash: str | None = None,
+) -> Member:
+    member = session.get(Member, member_id)
+    if member is None:
+        raise LookupError(f"no member {member_id}")
+    if name is not None:
+        member.name = name
+    if is_elder is not None:
+        member.is_elder = is_elder
+    if active is not None:
+        member.active = active
+    if password_hash is not None:
+        member.password_hash = password_hash
+    session.add(member)
+    session.flush()
+    return member
+
+
+# ---------------------------------------------------------------- nights
+
+
+def create_night(
+    session: Session,
+    *,
+    day: date,
+    host: str,
+    seed: int,
+    players: list[dict[str, Any]],
+    start: dict[str, str],
+    mode: str = "hand",
+    created_by: str = "",
+    state: dict[str, Any] | None = None,
+) -> Night:
+    night = Night(
+        date=day, host=host, seed=seed, players=players, start=start, mode=mode,
+        created_by=created_by, state=state or {},
+    )
+    session.add(night)
+    session.flush()
+    return night
+
+
+def get_night(session: Session, *, night_id: int) -> Night | None:
+    return session.get(Night, night_id)
+
+
+def list_nights(session: Session, *, status: str | None = None, newest_first: bool = True) -> list[Night]:
+    order = (Night.date.desc(), Night.id.desc()) if newest_first else (Night.date, Night.id)  # type: ignore[attr-defined]
+    query = select(Night).order_by(*order)
+    if status is not None:
+        query = query.where(Night.status == status)
+    return list(session.exec(query))
+
+
+def last_done_night(session: Session, *, before_id: int | None = None) -> Night | None:
+    """The most recent finished night (optionally: finished before night `before_id`)."""
+    query = select(Night).where(Night.status == "done")
+    if before_id is not None:
+        query = query.where(Night.id != before_id)
+    return session.exec(query.order_by(Night.date.desc(), Night.id.desc())).first()  # type: ignore[attr-defined]
+
+
+def save_night_state(
+    session: Session, *, night_id: int, state: dict[str, Any], status: str, winner: str | None
+) -> Night:
+    night = session.get(Night, night_id)
+    if night is None:
+        raise LookupError(f"no night {night_id}")
+    night.state = state
+    night.status = status
+    night.winner = winner
+    session.add(night)
+    session.flush()
+    return night
+
+
+def set_night_mode(session: Session, *, night_id: int, mode: str) -> None:
+    night = session.get(Night, night_id)
+    if night is None:
+        raise LookupError(f"no night {night_id}")
+    night.mode = mode
+    session.add(night)
+    session.flush()
+
+
+def delete_night(session: Session, *, night_id: int) -> None:
+    """Remove a night that was set up by mistake, with everything hanging off it."""
+    for model in (Correction, NightResult):
+        for row in list(session.exec(select(model).where(model.night_id == night_id))):  # type: ignore[attr-defined]
+            session.delete(row)
+        session.flush()
+    poll = session.exec(select(DatePoll).where(DatePoll.night_id == night_id)).first()
+    if poll is not None:
+        for vote in list(session.exec(select(DateVote).where(DateVote.poll_id == poll.id))):
+            session.delete(vote)
+        session.flush()
+        session.delete(poll)
+    for debt in list(session.exec(select(BeerDebt).where(BeerDebt.night_id == night_id))):
+        debt.night_id = None
+        session.add(debt)
+    session.flush()
+    night = session.get(Night, night_id)
+    if night is not None:
+        session.delete(night)
+    session.flush()
+
+
+# ---------------------------------------------------------------- results
+
+
+def list_results(session: Session, *, night_id: int) -> list[NightResult]:
+    return list(
+        session.exec(
+            select(NightResult).where(NightResult.night_id == night_id).order_by(NightResult.seq)
+        )
+    )
+
+
+def get_result(
+    session: Session, *, night_id: int, phase: str, round_no: int, table: str
+) -> NightResult | None:
+    return session.exec(
+        select(NightResult).where(
+            NightResult.night_id == night_id,
+            NightResult.phase == phase,
+            NightResult.round == round_no,
+            NightResult.table == table,
+        )
+    ).first()
+
+
+def add_result(
+    session: Session,
+    *,
+    night_id: int,
+    phase: str,
+    round_no: int,
+    table: str,
+    result: dict[str, Any],
+    recorded_by: str,
+    source: str = "hand",
+) -> NightResult:
+    """Append one table's result; the (night, phase, round, table) slot is unique."""
+    last = session.exec(
+        select(func.max(NightResult.seq)).where(NightResult.night_id == night_id)
+    ).one()
+    row = NightResult(
+        night_id=night_id, seq=(last or 0) + 1, phase=phase, round=round_no, table=table,
+        result=result, recorded_by=recorded_by, source=source,
+    )
+    session.add(row)
+    session.flush()
+    return row
+
+
+def delete_result(session: Session, *, result_id: int) -> None:
+    row = session.get(NightResult, result_id)
+    if row is not None:
+        for correction in session.exec(select(Correction).where(Correction.result_id == result_id)):
+            correction.result_id = None
+            session.add(correction)
+        session.delete(row)
+        session.flush()
+
+
+def correct_result(
+    session: Session, *, result_id: int, after: dict[str, Any], who: str, reason: str
+) -> Correction:
+    """Replace a recorded result and keep the old one, the new one and the reason."""
+    row = session.get(NightResult, result_id)
+    if row is None:
+        raise LookupError(f"no result {result_id}")
+    correction = Correction(
+        night_id=row.night_id, result_id=row.id, who=who, phase=row.phase, round=row.round,
+        table=row.table, before=dict(row.result), after=dict(after), reason=reason,
+    )
+    row.result = dict(after)
+    session.add(row)
+    session.add(correction)
+    session.flush()
+    return correction
+
+
+def list_corrections(session: Session, *, night_id: int | None = None) -> list[Correction]:
+    query = select(Correction).order_by(Correction.at.desc(), Correction.id.desc())  # type: ignore[attr-defined]
+    if night_id is not None:
+        query = query.where(Correction.night_id == night_id)
+    return list(session.exec(query))
+
+
+# ---------------------------------------------------------------- date polls
+
+
+def create_poll(
+    session: Session, *, night_id: int, proposed_by: str, option_a: date, option_b: date,
+    answer_by: date,
+) -> DatePoll:
+    poll = DatePoll(
+        night_id=night_id, proposed_by=proposed_by, option_a=option_a, option_b=option_b,
+        answer_by=answer_by,
+    )
+    session.add(poll)
+    session.flush()
+    return poll
+
+
+def get_poll(session: Session, *, night_id: int) -> DatePoll | None:
+    return session.exec(select(DatePoll).where(DatePoll.night_id == night_id)).first()
+
+
+def list_polls(session: Session) -> list[DatePoll]:
+    return list(session.exec(select(DatePoll).order_by(DatePoll.created_at.desc())))  # type: ignore[attr-defined]
+
+
+def set_vote(session: Session, *, poll_id: int, member_id: int, choice: str) -> DateVote:
+    """A member's answer; answering again replaces the earlier answer."""
+    vote = session.exec(
+        select(DateVote).where(DateVote.poll_id == poll_id, DateVote.member_id == member_id)
+    ).first()
+    if vote is None:
+        vote = DateVote(poll_id=poll_id, member_id=member_id, choice=choice)
+    else:
+        vote.choice = choice
+        vote.at = _now()
+    session.add(vote)
+    session.flush()
+    return vote
+
+
+def list_votes(session: Session, *, poll_id: int) -> list[DateVote]:
+    return list(session.exec(select(DateVote).where(DateVote.poll_id == poll_id).order_by(DateVote.id)))
+
+
+def choose_date(session: Session, *, poll_id: int, chosen: date | None) -> DatePoll:
+    poll = session.get(DatePoll, poll_id)
+    if poll is None:
+        raise LookupError(f"no poll {poll_id}")
+    poll.chosen = chosen
+    session.add(poll)
+    session.flush()
+    return poll
+
+
+# ---------------------------------------------------------------- beer ledger
+
+
+def add_debt(
+    session: Session, *, member_id: int, reason: str, recorded_by: str, crates: int = 1,
+    night_id: int | None = None,
+) -> BeerDebt:
+    debt = BeerDebt(
+        member_id=member_id, crates=crates, reason=reason, recorded_by=recorded_by,
+        night_id=night_id,
+    )
+    session.add(debt)
+    session.flush()
+    return debt
+
+
+def list_debts(session: Session, *, open_only: bool = False) -> list[BeerDebt]:
+    query = select(BeerDebt).order_by(BeerDebt.at.desc(), BeerDebt.id.desc())  # type: ignore[attr-defined]
+    if open_only:
+        query = query.where(BeerDebt.settled_at.is_(None))  # type: ignore[union-attr]
+    return list(session.exec(query))
+
+
+def settle_debt(session: Session, *, debt_id: int) -> BeerDebt:
+    debt = session.get(BeerDebt, debt_id)
+    if debt is None:
+        raise LookupError(f"no debt {debt_id}")
+    debt.settled_at = _now()
+    session.add(debt)
+    session.flush()
+    return debt

@@ -1,0 +1,139 @@
+"""The club's tables and queries, on SQLite and on Postgres (migration 0002 included)."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import SQLModel
+
+from app.store import club as store
+from app.store.db import downgrade, make_engine, session_scope, upgrade
+
+CLUB_TABLES = {
+    "members", "nights", "night_results", "corrections", "date_polls", "date_votes", "beer_ledger",
+}
+
+
+@pytest.fixture
+def engine(database_url: str):
+    upgrade(database_url)
+    engine = make_engine(database_url)
+    yield engine
+    engine.dispose()
+
+
+def test_migration_matches_the_models(engine) -> None:
+    with engine.connect() as connection:
+        context = MigrationContext.configure(connection, opts={"compare_type": True})
+        diff = compare_metadata(context, SQLModel.metadata)
+
+    def table_of(change: object) -> str | None:
+        item = change[0] if isinstance(change, list) else change
+        for part in item[1:]:
+            if isinstance(part, str) and part in CLUB_TABLES:
+                return part
+            table = getattr(part, "table", None)
+            name = getattr(table, "name", None) or getattr(part, "name", None)
+            if isinstance(name, str) and name in CLUB_TABLES:
+                return name
+        return None
+
+    mine = [c for c in diff if table_of(c) in CLUB_TABLES]
+    assert mine == []
+
+
+def test_downgrade_to_0001_drops_only_the_club(database_url: str, engine) -> None:
+    from sqlalchemy import inspect
+
+    downgrade(database_url, "0001")
+    engine.dispose()
+    assert not CLUB_TABLES & set(inspect(engine).get_table_names())
+    engine.dispose()
+    upgrade(database_url)
+    assert CLUB_TABLES <= set(inspect(engine).get_table_names())
+
+
+def test_members(engine) -> None:
+    with session_scope(engine) as s:
+        assert store.count_elders(s) == 0
+        ann = store.add_member(s, name="Ann", is_elder=True, password_hash="x")
+        store.add_member(s, name="bo")
+        store.add_member(s, name="Cee")
+        assert store.count_elders(s) == 1
+        assert [m.name for m in store.list_members(s)] == ["Ann", "bo", "Cee"]
+        assert store.get_member_by_name(s, name="BO").name == "bo"
+        store.update_member(s, member_id=ann.id, active=False)
+        assert store.count_elders(s) == 0
+        assert [m.name for m in store.list_members(s, active_only=True)] == ["bo", "Cee"]
+    with pytest.raises(IntegrityError):
+        with session_scope(engine) as s:
+            store.add_member(s, name="Cee")
+
+
+def test_night_results_and_corrections(engine) -> None:
+    with session_scope(engine) as s:
+        night = store.create_night(
+            s, day=date(2025, 3, 1), host="Ann", seed=2**61 + 5,
+            players=[{"name": "Ann", "member_id": 1, "for_id": None, "for_name": None}],
+            start={"Ann": "vinder"},
+        )
+        one = store.add_result(
+            s, night_id=night.id, phase="base", round_no=1, table="vinder",
+            result={"out": ["a", "b"], "winner": "c"}, recorded_by="Ann",
+        )
+        two = store.add_result(
+            s, night_id=night.id, phase="base", round_no=1, table="mellan",
+            result={"out": ["d", "e"], "winner": "f"}, recorded_by="Ann",
+        )
+        assert (one.seq, two.seq) == (1, 2)
+        store.correct_result(
+            s, result_id=one.id, after={"out": ["b", "a"], "winner": "c"}, who="Ann",
+            reason="they swapped",
+        )
+        night_id = night.id
+    with session_scope(engine) as s:
+        night = store.get_night(s, night_id=night_id)
+        assert night.seed == 2**61 + 5 and night.date == date(2025, 3, 1)
+        rows = store.list_results(s, night_id=night_id)
+        assert rows[0].result["out"] == ["b", "a"]
+        [fix] = store.list_corrections(s, night_id=night_id)
+        assert fix.before["out"] == ["a", "b"] and fix.reason == "they swapped"
+        store.save_night_state(s, night_id=night_id, state={"phase": "done"}, status="done", winner="c")
+        assert store.last_done_night(s).id == night_id
+        assert store.last_done_night(s, before_id=night_id) is None
+    with pytest.raises(IntegrityError):
+        with session_scope(engine) as s:
+            store.add_result(
+                s, night_id=night_id, phase="base", round_no=1, table="vinder",
+                result={}, recorded_by="Ann",
+            )
+
+
+def test_poll_votes_and_beer(engine) -> None:
+    with session_scope(engine) as s:
+        ann = store.add_member(s, name="Ann")
+        bo = store.add_member(s, name="Bo")
+        night = store.create_night(s, day=date(2025, 3, 1), host="Ann", seed=1, players=[], start={})
+        poll = store.create_poll(
+            s, night_id=night.id, proposed_by="Ann", option_a=date(2025, 4, 5),
+            option_b=date(2025, 4, 12), answer_by=date(2025, 3, 15),
+        )
+        store.set_vote(s, poll_id=poll.id, member_id=ann.id, choice="a")
+        store.set_vote(s, poll_id=poll.id, member_id=bo.id, choice="a")
+        store.set_vote(s, poll_id=poll.id, member_id=bo.id, choice="b")
+        assert [v.choice for v in store.list_votes(s, poll_id=poll.id)] == ["a", "b"]
+        store.choose_date(s, poll_id=poll.id, chosen=date(2025, 4, 5))
+        assert store.get_poll(s, night_id=night.id).chosen == date(2025, 4, 5)
+        debt = store.add_debt(s, member_id=bo.id, reason="broke the date", recorded_by="Ann",
+                              night_id=night.id)
+        assert len(store.list_debts(s, open_only=True)) == 1
+        store.settle_debt(s, debt_id=debt.id)
+        assert store.list_debts(s, open_only=True) == []
+        assert len(store.list_debts(s)) == 1
+        store.delete_night(s, night_id=night.id)
+        assert store.get_night(s, night_id=night.id) is None
+        assert store.list_debts(s)[0].night_id is None
