@@ -39,7 +39,7 @@ def build_view(game: Game, seat: int | None) -> dict[str, Any]:
         "to_act": game.to_act,
         "hand": hand,
         "hand_counts": [len(h) for h in game.hands],
-        "trick": game.trick.as_dict() if game.trick is not None and game.trick.plays else None,
+        "trick": game.trick.as_dict() if game.trick is not None else None,
         "last_trick": game.last_trick.as_dict() if game.last_trick is not None else None,
         "scores": list(game.scores),
         "penalty_cards": [list(p) for p in game.penalty_cards],
