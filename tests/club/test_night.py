@@ -185,3 +185,17 @@ def test_correction_changes_the_winner() -> None:
     assert entry.after == fixed and entry.reason == "p2 never took a card"
     assert (entry.stage, entry.round_no, entry.table, entry.dropped) == ("finals", 6, "finale", ())
     assert night.lots == lots_before
+
+
+def test_summary_feeds_the_hall_of_fame() -> None:
+    from datetime import date
+
+    from app.club import hall_of_fame_table
+
+    night, (p1, _, _) = finale_race()
+    summary = night.summary(date(2025, 3, 1))
+    assert summary.placement == tuple(night.placement())
+    assert sum(summary.bar_rov.values()) == 0  # everyone took cards in every round
+    assert summary.agurker == dict.fromkeys(NINE, 0)
+    top = hall_of_fame_table([summary])[0]
+    assert (top.player, top.points, top.wins) == (p1, 9, 1)

@@ -7,6 +7,7 @@ copies of the code's output.
 from __future__ import annotations
 
 import random
+from itertools import pairwise
 
 import pytest
 
@@ -60,10 +61,10 @@ def test_random_night_reaches_a_valid_placement(seed: int, plain: bool) -> None:
     assert all(r.complete for r in base + finals)
 
     # movement (§7.3) between every pair of base rounds
-    for before, after in zip(base, base[1:], strict=False):
-        res = before.results
-        v_loser, m_winner = res["vinder"].out[0], res["mellan"].winner
-        m_loser, t_winner = res["mellan"].out[0], res["taber"].winner
+    for before, after in pairwise(base):
+        prev = before.results
+        v_loser, m_winner = prev["vinder"].out[0], prev["mellan"].winner
+        m_loser, t_winner = prev["mellan"].out[0], prev["taber"].winner
         swap = {v_loser: m_winner, m_winner: v_loser, m_loser: t_winner, t_winner: m_loser}
         for table in ("vinder", "mellan", "taber"):
             expected = tuple(swap.get(p, p) for p in before.seating[table])
@@ -91,7 +92,7 @@ def test_random_night_reaches_a_valid_placement(seed: int, plain: bool) -> None:
     assert night.carry_over == dict(zip(base_order, CARRY_OVER, strict=True))
 
     # forhånd to the previous round's first out (§7.4)
-    for before, after in zip(finals, finals[1:], strict=False):
+    for before, after in pairwise(finals):
         for table, chairs in after.seating.items():
             forhand = chairs[(chairs.index(after.dealers[table]) + 1) % 3]
             assert forhand == before.results[table].out[0]

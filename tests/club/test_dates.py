@@ -1,0 +1,89 @@
+"""The date poll for the next night (RULES.md §7.6)."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from app.club import DatePoll
+
+NIGHT = date(2025, 3, 1)
+MEMBERS = ["Ann", "Bo", "Cy", "Di"]
+
+
+def poll(proposed_on: date = date(2025, 3, 5)) -> DatePoll:
+    return DatePoll.propose(
+        night_date=NIGHT, proposer="Ann", members=MEMBERS,
+        dates=[date(2025, 5, 10), date(2025, 5, 3)], proposed_on=proposed_on,
+    )  # fmt: skip
+
+
+def test_most_votes_wins() -> None:
+    p = poll()
+    assert p.dates == (date(2025, 5, 3), date(2025, 5, 10))
+    assert p.deadline == date(2025, 3, 12)
+    p.answer("Bo", date(2025, 5, 10), on=date(2025, 3, 6))
+    p.answer("Cy", date(2025, 5, 10), on=date(2025, 3, 12))
+    p.answer("Di", date(2025, 5, 3), on=date(2025, 3, 7))
+    assert p.votes() == {date(2025, 5, 3): 1, date(2025, 5, 10): 2}
+    assert p.chosen == date(2025, 5, 10)
+    assert p.is_closed(date(2025, 3, 8))  # everyone answered
+
+
+def test_tie_goes_to_the_earlier_date_and_answers_can_change() -> None:
+    p = poll()
+    assert p.chosen == date(2025, 5, 3)  # no votes yet: earlier date
+    p.answer("Bo", date(2025, 5, 10), on=date(2025, 3, 6))
+    p.answer("Cy", date(2025, 5, 10), on=date(2025, 3, 6))
+    p.answer("Di", date(2025, 5, 3), on=date(2025, 3, 6))
+    p.answer("Cy", date(2025, 5, 3), on=date(2025, 3, 8))  # Cy changes her mind
+    assert p.votes() == {date(2025, 5, 3): 2, date(2025, 5, 10): 1}
+    assert p.chosen == date(2025, 5, 3)
+
+
+def test_open_until_the_deadline() -> None:
+    p = poll()
+    p.answer("Bo", date(2025, 5, 3), on=date(2025, 3, 6))
+    assert p.missing() == ["Cy", "Di"]
+    assert not p.is_closed(date(2025, 3, 12))
+    assert p.is_closed(date(2025, 3, 13))
+
+
+def test_proposal_deadline_is_one_week_after_the_night() -> None:
+    assert poll(proposed_on=date(2025, 3, 8)).deadline == date(2025, 3, 15)
+    with pytest.raises(ValueError, match="within a week of the night, by 2025-03-08"):
+        poll(proposed_on=date(2025, 3, 9))
+    with pytest.raises(ValueError, match="cannot come before the night"):
+        poll(proposed_on=date(2025, 2, 28))
+
+
+@pytest.mark.parametrize(
+    ("dates", "message"),
+    [
+        ([date(2025, 5, 3)], "exactly two dates, got 1"),
+        ([date(2025, 5, 3), date(2025, 5, 3)], "two different dates"),
+        ([date(2025, 3, 5), date(2025, 5, 3)], "2025-03-05 is not after the day of the proposal"),
+    ],
+)
+def test_proposal_validation(dates: list[date], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        DatePoll.propose(
+            night_date=NIGHT, proposer="Ann", members=MEMBERS, dates=dates,
+            proposed_on=date(2025, 3, 5),
+        )  # fmt: skip
+
+
+def test_answer_validation() -> None:
+    p = poll()
+    with pytest.raises(ValueError, match="Ann proposed the dates"):
+        p.answer("Ann", date(2025, 5, 3), on=date(2025, 3, 6))
+    with pytest.raises(ValueError, match="Kim is not a member"):
+        p.answer("Kim", date(2025, 5, 3), on=date(2025, 3, 6))
+    with pytest.raises(ValueError, match="2025-05-04 was not proposed"):
+        p.answer("Bo", date(2025, 5, 4), on=date(2025, 3, 6))
+    with pytest.raises(ValueError, match="answers were due by 2025-03-12"):
+        p.answer("Bo", date(2025, 5, 3), on=date(2025, 3, 13))
+    with pytest.raises(ValueError, match="not before"):
+        p.answer("Bo", date(2025, 5, 3), on=date(2025, 3, 4))
+    assert p.answers == {}
