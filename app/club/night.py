@@ -13,6 +13,9 @@ Readings chosen (each cites the rule it settles):
   stays 16 (or 6) during the playoff that follows.
 - §7.4 Base ties: every place 1..9 matters, so every fully tied group plays a playoff. Final
   ties: only ties inside one final table matter (the table fixes the place range).
+- §7.4 A tie inside a final table cannot actually happen: with equal bar røv, places and
+  agurker the final-round points are equal, and the three carry-overs at a table (0, 1, 2)
+  differ. The finals playoff is kept for safety; in practice only the base playoff occurs.
 - §7.4 Final round 1: chairs and first dealer by lot. Later final rounds: the player who was
   3rd (first out) in the previous round at that table has forhånd, so the dealer is the chair
   before them; no lot. Chairs stay the same through the six final rounds.
@@ -309,7 +312,11 @@ class Night:
     def history(self, stage: Stage | None = None) -> list[RoundRecord]:
         """Rounds of a stage (default: all, base first), including the open one."""
         stages: tuple[Stage, ...] = (stage,) if stage else ("base", "finals")
-        return [r for s in stages for r in self._rounds[s]]
+        return [
+            RoundRecord(r.stage, r.number, dict(r.seating), dict(r.dealers), dict(r.results))
+            for s in stages
+            for r in self._rounds[s]
+        ]
 
     def _rows(self, stage: Stage) -> dict[str, StandingRow]:
         if stage == "base":
