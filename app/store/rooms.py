@@ -14,7 +14,7 @@ from sqlmodel import Field, Session, SQLModel, select
 
 
 def _now() -> datetime:
-    return datetime.now(UTC).replace(tzinfo=None)
+    return datetime.now(UTC)
 
 
 class Room(SQLModel, table=True):

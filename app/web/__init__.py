@@ -1,4 +1,8 @@
-"""Web layer (placeholder until the routers land): `install(app)` and `running(app)`."""
+"""Web layer: pages, the room websocket, rendering and security.
+
+`install(app)` includes the routers; `running(app)` (entered in the app lifespan) starts the
+room manager, which brings every stored room back and lets bots carry on, and stops it.
+"""
 
 from __future__ import annotations
 
@@ -7,11 +11,22 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
+from app.web import pages, ws
+from app.web.state import manager_of, templates_of
+
 
 def install(app: FastAPI) -> None:
     """Include every router of the web layer."""
+    templates_of(app)
+    app.include_router(pages.router)
+    app.include_router(ws.router)
 
 
 @asynccontextmanager
 async def running(app: FastAPI) -> AsyncIterator[None]:
-    yield
+    manager = manager_of(app)
+    await manager.start()
+    try:
+        yield
+    finally:
+        await manager.stop()

@@ -27,7 +27,7 @@ def upgrade() -> None:
         sa.Column("status", sa.String(length=16), nullable=False),
         sa.Column("version", sa.Integer(), nullable=False),
         sa.Column("host", sa.Integer(), nullable=False),
-        sa.Column("created_at", sa.DateTime(), nullable=False),
+        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
     )
     with op.batch_alter_table("rooms") as batch:
         batch.create_index("ix_rooms_slug", ["slug"], unique=True)
@@ -41,7 +41,7 @@ def upgrade() -> None:
         sa.Column("token_hash", sa.String(length=64), nullable=True),
         sa.Column("is_bot", sa.Boolean(), nullable=False),
         sa.Column("bot_controlled", sa.Boolean(), nullable=False),
-        sa.Column("joined_at", sa.DateTime(), nullable=False),
+        sa.Column("joined_at", sa.DateTime(timezone=True), nullable=False),
         sa.UniqueConstraint("room_id", "seat", name="uq_room_seats_room_seat"),
     )
     with op.batch_alter_table("room_seats") as batch:
@@ -56,7 +56,7 @@ def upgrade() -> None:
         sa.Column("seat", sa.Integer(), nullable=True),
         sa.Column("kind", sa.String(length=16), nullable=False),
         sa.Column("payload", sa.JSON(), nullable=False),
-        sa.Column("at", sa.DateTime(), nullable=False),
+        sa.Column("at", sa.DateTime(timezone=True), nullable=False),
         sa.UniqueConstraint("room_id", "seq", name="uq_room_events_room_seq"),
     )
     with op.batch_alter_table("room_events") as batch:

@@ -1,0 +1,152 @@
+"""The one place the rooms talk to the rules engine (`app.rules`): a thin adapter."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import typing
+from typing import Any
+
+from app import rules
+from app.rules import PRESETS, IllegalAction, new_game  # noqa: F401  (re-exported)
+
+Game = rules.Game
+
+
+def option_help() -> dict[str, str]:
+    return dict(getattr(rules, "OPTION_HELP", {}) or {})
+
+
+def preset_names() -> list[str]:
+    return list(PRESETS)
+
+
+def make_game(preset: str, players: int, dealer: int, options: dict[str, Any]) -> Game:
+    opts = {k: tuple(v) if isinstance(v, list) else v for k, v in options.items()}
+    return new_game(preset, players=players, dealer=dealer, **opts)
+
+
+def deal(game: Game, rng: random.Random) -> dict[str, Any]:
+    """Shuffle and deal the next deal; return the event payload that replays it exactly."""
+    hands, stock = rules.shuffled_deal(game, rng)
+    hands = [list(h) for h in hands]
+    stock = list(stock)
+    game.deal(hands=hands, stock=stock)
+    return {"hands": hands, "stock": stock}
+
+
+def replay_deal(game: Game, payload: dict[str, Any]) -> None:
+    game.deal(hands=payload["hands"], stock=payload["stock"])
+
+
+def check(game: Game, action: str, seat: int) -> str | None:
+    return game.check(action, seat=seat)
+
+
+def apply(game: Game, action: str, seat: int) -> str:
+    return str(game.apply(action, seat=seat))
+
+
+def view(game: Game, seat: int | None) -> dict[str, Any]:
+    return game.view(seat)
+
+
+def bot_action(game: Game, seat: int, rng: random.Random, name: str = "heuristic") -> str:
+    """What the bot would play for `seat` now (seat == game.to_act); bots see only that seat's view."""
+    from app.rules import bots
+
+    bot = bots.BOTS[name](rng.randrange(2**31))
+    return str(bot.choose(game))
+
+
+# ------------------------------------------------------------------ option fields
+
+
+@dataclasses.dataclass(frozen=True)
+class OptionField:
+    name: str
+    help: str
+    kind: str  # "bool" | "int" | "choice" | "ints"
+    default: Any
+    choices: tuple[str, ...] = ()
+
+
+def option_fields(preset: str) -> list[OptionField]:
+    """The host-facing options of a preset, with their type and the preset's default."""
+    ruleset = PRESETS[preset]
+    hints: dict[str, Any] = {}
+    try:
+        hints = typing.get_type_hints(type(ruleset))
+    except Exception:
+        pass
+    fields: list[OptionField] = []
+    others = [p for p in PRESETS if p != preset]
+    choices_table: dict[str, tuple[str, ...]] = {}
+    try:
+        from app.rules import ruleset as ruleset_module
+
+        choices_table = dict(getattr(ruleset_module, "_CHOICES", {}))
+    except ImportError:
+        pass
+    for name, text in option_help().items():
+        if any(other in text for other in others) and preset not in text:
+            continue  # a switch of another preset
+        default = getattr(ruleset, name, None)
+        hint = hints.get(name)
+        if typing.get_origin(hint) is typing.Literal:
+            fields.append(OptionField(name, text, "choice", default, tuple(map(str, typing.get_args(hint)))))
+        elif name in choices_table:
+            fields.append(OptionField(name, text, "choice", default, tuple(choices_table[name])))
+        elif isinstance(default, bool) or (default is None and name not in ("decks",)):
+            fields.append(OptionField(name, text, "bool", bool(default)))
+        elif isinstance(default, int):
+            fields.append(OptionField(name, text, "int", default))
+        elif isinstance(default, tuple) and all(isinstance(x, int) for x in default):
+            fields.append(OptionField(name, text, "ints", ",".join(map(str, default))))
+        elif name == "decks":
+            fields.append(OptionField(name, text, "int", 1))
+        else:
+            continue  # not something a form can set (card tuples and the like)
+    return fields
+
+
+def parse_options(preset: str, form: dict[str, Any]) -> dict[str, Any]:
+    """Options that differ from the preset's defaults, typed from form values."""
+    out: dict[str, Any] = {}
+    for field in option_fields(preset):
+        raw = form.get(f"opt_{field.name}")
+        if field.kind == "bool":
+            value: Any = raw in ("on", "true", "1", True)
+        elif raw is None or str(raw).strip() == "":
+            continue
+        elif field.kind == "int":
+            try:
+                value = int(str(raw))
+            except ValueError as exc:
+                raise ValueError(f"{field.name}: a whole number, please") from exc
+        elif field.kind == "ints":
+            try:
+                value = tuple(int(part) for part in str(raw).replace(" ", "").split(",") if part)
+            except ValueError as exc:
+                raise ValueError(f"{field.name}: whole numbers separated by commas") from exc
+        else:
+            value = str(raw)
+            if field.choices and value not in field.choices:
+                raise ValueError(f"{field.name}: one of {', '.join(field.choices)}")
+        default = field.default
+        if field.kind == "ints":
+            default = tuple(int(x) for x in str(default).split(",") if x)
+        if value != default:
+            out[field.name] = list(value) if isinstance(value, tuple) else value
+    return out
+
+
+def player_limits(preset: str, options: dict[str, Any]) -> tuple[int, int]:
+    ruleset = PRESETS[preset]
+    lo, hi = ruleset.min_players, ruleset.max_players
+    try:
+        g = make_game(preset, max(lo, 2), 0, options)
+        lo, hi = g.ruleset.min_players, g.ruleset.max_players
+    except (ValueError, TypeError):
+        pass
+    return max(2, lo), min(8, hi)

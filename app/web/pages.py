@@ -1,0 +1,128 @@
+"""Pages: home (create a room), the room page, joining a seat, rules pages."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, HTTPException, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.templating import Jinja2Templates
+
+from app.rooms import RoomManager
+from app.rooms import engine as rules_engine
+from app.rooms.room import LiveRoom, Refused
+from app.web.render import render_block, status_line, table_context
+from app.web.security import seat_token, set_seat_cookie
+from app.web.state import get_manager, get_templates
+
+router = APIRouter(tags=["pages"])
+
+ManagerDep = Annotated[RoomManager, Depends(get_manager)]
+TemplatesDep = Annotated[Jinja2Templates, Depends(get_templates)]
+
+DEFAULT_PRESET = "gurka-night"
+MAX_FORM_FIELD = 200
+
+
+def _presets() -> list[str]:
+    return rules_engine.preset_names()
+
+
+def _home_context(preset: str, form: dict[str, Any] | None = None, error: str | None = None) -> dict[str, Any]:
+    form = form or {}
+    lo, hi = rules_engine.player_limits(preset, {})
+    return {
+        "presets": _presets(),
+        "preset": preset,
+        "fields": rules_engine.option_fields(preset),
+        "limits": (lo, hi),
+        "form": form,
+        "error": error,
+        "default_seats": min(max(3, lo), hi),
+    }
+
+
+@router.get("/", response_class=HTMLResponse)
+def home(request: Request, templates: TemplatesDep) -> Response:
+    return templates.TemplateResponse(request, "home.html", _home_context(DEFAULT_PRESET))
+
+
+@router.get("/new/options", response_class=HTMLResponse)
+def options_fragment(request: Request, templates: TemplatesDep, preset: str = DEFAULT_PRESET) -> Response:
+    if preset not in _presets():
+        raise HTTPException(404, "Unknown game")
+    html = render_block(templates, "home.html", "options", {"request": request, **_home_context(preset)})
+    return HTMLResponse(html)
+
+
+@router.post("/rooms")
+async def create_room(request: Request, manager: ManagerDep, templates: TemplatesDep) -> Response:
+    form = {k: str(v)[:MAX_FORM_FIELD] for k, v in (await request.form()).items()}
+    preset = form.get("preset", DEFAULT_PRESET)
+    if preset not in _presets():
+        preset = DEFAULT_PRESET
+    try:
+        options = rules_engine.parse_options(preset, form)
+        seats = int(form.get("seats") or 3)
+        bots = int(form.get("bots") or 0)
+        room, token = await manager.create_room(
+            preset=preset, options=options, seats=seats, bots=bots, host_name=form.get("name", "")
+        )
+    except (Refused, ValueError) as exc:
+        message = str(exc) if not isinstance(exc, ValueError) or str(exc) else "Please check the form."
+        if isinstance(exc, ValueError) and "invalid literal" in message:
+            message = "Seats and bots must be whole numbers."
+        ctx = _home_context(preset, form, message)
+        return templates.TemplateResponse(request, "home.html", ctx, status_code=400)
+    response = RedirectResponse(f"/r/{room.slug}", status_code=303)
+    set_seat_cookie(response, slug=room.slug, token=token, secure=request.app.state.settings.secure_cookies)
+    return response
+
+
+def _room_or_404(manager: RoomManager, slug: str) -> LiveRoom:
+    room = manager.get(slug) if len(slug) <= 64 else None
+    if room is None:
+        raise HTTPException(404, "No such room: check the link.")
+    return room
+
+
+@router.get("/r/{slug}", response_class=HTMLResponse)
+def room_page(request: Request, slug: str, manager: ManagerDep, templates: TemplatesDep) -> Response:
+    room = _room_or_404(manager, slug)
+    seat = room.seat_for_token(seat_token(request, slug))
+    ctx = table_context(room, seat)
+    ctx["status_text"] = status_line(ctx)
+    ctx["join_error"] = request.query_params.get("error")
+    response = templates.TemplateResponse(request, "room.html", ctx)
+    response.headers["Cache-Control"] = "no-store"
+    response.headers["Referrer-Policy"] = "same-origin"
+    return response
+
+
+@router.post("/r/{slug}/join")
+async def join(request: Request, slug: str, manager: ManagerDep, templates: TemplatesDep) -> Response:
+    room = _room_or_404(manager, slug)
+    if room.seat_for_token(seat_token(request, slug)) is not None:
+        return RedirectResponse(f"/r/{slug}", status_code=303)
+    form = await request.form()
+    try:
+        seat, token = await room.join(str(form.get("name", ""))[:MAX_FORM_FIELD])
+    except Refused as refused:
+        seat_ctx = table_context(room, None)
+        seat_ctx["status_text"] = status_line(seat_ctx)
+        seat_ctx["join_error"] = str(refused)
+        return templates.TemplateResponse(request, "room.html", seat_ctx, status_code=400)
+    response = RedirectResponse(f"/r/{slug}", status_code=303)
+    set_seat_cookie(response, slug=slug, token=token, secure=request.app.state.settings.secure_cookies)
+    return response
+
+
+RULES_DIR = Path(__file__).resolve().parents[2] / "templates" / "rules"
+
+
+@router.get("/rules/{preset}", response_class=HTMLResponse)
+def rules_page(request: Request, preset: str, templates: TemplatesDep) -> Response:
+    if preset not in _presets() or not (RULES_DIR / f"{preset}.html").is_file():
+        raise HTTPException(404, "No rules page for that game yet.")
+    return templates.TemplateResponse(request, f"rules/{preset}.html", {"preset": preset, "presets": _presets()})

@@ -1,0 +1,214 @@
+"""Rendering: a seat's view of a room becomes a table model, then HTML (named template blocks).
+
+Everything here is built from `game.view(seat)` only (plus public seat names and presence), so
+nothing hidden from that seat can reach its page.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi.templating import Jinja2Templates
+from markupsafe import Markup, escape
+
+from app.rooms.room import LiveRoom
+
+SUIT_NAME = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
+SUIT_SYMBOL = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
+RANK_TEXT = {"T": "10"}
+RANK_NAME = {"J": "jack", "Q": "queen", "K": "king", "A": "ace", "T": "10"}
+PRESET_TITLE = {
+    "gurka-night": "Gurka Night (Danish club)",
+    "gurka-is": "Gúrka (Icelandic)",
+    "vidivellir": "Víðivellir",
+    "kurkku": "Kurkku (Finnish)",
+    "rassi": "Rassi (Finnish)",
+}
+PHASE_TEXT = {
+    "waiting": "Between deals",
+    "exchange": "Exchange",
+    "rassi_free": "Rassi: free cards",
+    "rassi_double": "Rassi: double",
+    "rassi_redouble": "Rassi: redouble",
+    "play": "Play",
+    "over": "Game over",
+}
+HOW_TEXT = {"lead": "led", "beat": "beat", "kill": "killed", "discard": "discarded", "lay_on": "laid on"}
+RASSI_TEXT = {
+    "free": "Take free cards (new hand)",
+    "double": "Double (new hand, ×2)",
+    "redouble": "Redouble (new hand, ×4)",
+    "pass": "Keep my hand",
+}
+
+
+def card_label(code: str) -> str:
+    if code.startswith("X"):
+        return "Joker"
+    rank, suit = code[:-1], code[-1]
+    return f"{RANK_NAME.get(rank, rank)} of {SUIT_NAME.get(suit, suit)}"
+
+
+def card_short(code: str) -> str:
+    if code.startswith("X"):
+        return "Joker"
+    return RANK_TEXT.get(code[0], code[0]) + SUIT_SYMBOL.get(code[1], code[1])
+
+
+def card_html(code: str, *, size: str = "", extra_class: str = "") -> Markup:
+    """A card drawn by the app: rank and suit symbol in corners, big pip (SVG sprite) in the middle."""
+    code = str(code)
+    if code.startswith("X"):
+        body = (
+            '<span class="corner" aria-hidden="true">J<br>O<br>K</span>'
+            '<svg class="pip" aria-hidden="true" viewBox="0 0 100 100"><use href="#joker"/></svg>'
+        )
+        suit_class = "joker"
+    else:
+        rank, suit = code[0], code[1]
+        r = RANK_TEXT.get(rank, rank)
+        body = (
+            f'<span class="corner" aria-hidden="true">{r}<svg viewBox="0 0 100 100"><use href="#suit-{suit}"/></svg></span>'
+            f'<svg class="pip" aria-hidden="true" viewBox="0 0 100 100"><use href="#suit-{suit}"/></svg>'
+        )
+        suit_class = f"suit-{suit}"
+    classes = " ".join(c for c in ("card", suit_class, size, extra_class) if c)
+    return Markup(
+        f'<span class="{classes}" data-card="{escape(code)}" role="img" '
+        f'aria-label="{escape(card_label(code))}">{body}</span>'
+    )
+
+
+def card_back(*, size: str = "mini") -> Markup:
+    return Markup(f'<span class="card back {size}" aria-hidden="true"></span>')
+
+
+def setup_templates(templates: Jinja2Templates) -> None:
+    env = templates.env
+    env.globals.update(card=card_html, card_back=card_back, card_label=card_label, card_short=card_short,
+                       preset_title=PRESET_TITLE, phase_text=PHASE_TEXT, how_text=HOW_TEXT,
+                       rassi_text=RASSI_TEXT)
+    env.filters["card_label"] = card_label
+    env.filters["card_short"] = card_short
+
+
+def render_block(templates: Jinja2Templates, name: str, block: str, context: dict[str, Any]) -> str:
+    """Render one named block of a template (the same block the full page renders)."""
+    template = templates.env.get_template(name)
+    ctx = template.new_context(context)
+    return "".join(template.blocks[block](ctx))
+
+
+# ------------------------------------------------------------------ the table model
+
+
+def table_context(room: LiveRoom, seat: int | None) -> dict[str, Any]:
+    """All a template needs to draw `room` for `seat` (None: a spectator)."""
+    present = room.present()
+    g = room.game
+    view: dict[str, Any] | None = g.view(seat) if g is not None else None
+    me = seat if seat is not None and seat in room.seats else None
+    seats: list[dict[str, Any]] = []
+    n = room.capacity if view is None else len(room.seats)
+    for i in range(n):
+        s = room.seats.get(i)
+        row: dict[str, Any] = {
+            "seat": i,
+            "empty": s is None,
+            "name": s.name if s else "Free seat",
+            "is_bot": bool(s and s.is_bot),
+            "bot_controlled": bool(s and s.bot_controlled),
+            "present": bool(s and (s.is_bot or i in present)),
+            "is_me": i == me,
+            "is_host": s is not None and i == room.host,
+            "can_hand_to_bot": s is not None and room.can_hand_to_bot(i),
+        }
+        if view is not None:
+            row.update(
+                hand_count=view["hand_counts"][i],
+                score=view["scores"][i],
+                penalty_cards=view["penalty_cards"][i],
+                agurk=view["agurk"][i],
+                out=i in view["out"],
+                dealer=i == view["dealer"],
+                forehand=i == view["forehand"],
+                to_act=i == view["to_act"],
+                multiplier=(view.get("multipliers") or [1] * n)[i],
+            )
+        seats.append(row)
+
+    ctx: dict[str, Any] = {
+        "room": room,
+        "slug": room.slug,
+        "version": room.version,
+        "status": room.status,
+        "me": me,
+        "is_host": me is not None and me == room.host,
+        "seats": seats,
+        "view": view,
+        "names": [room.seats[i].name if i in room.seats else f"Seat {i + 1}" for i in range(len(room.seats))],
+        "limits": room.limits(),
+        "mode": "lobby",
+        "hand": [],
+        "legal": [],
+        "my_turn": False,
+        "bot_playing_me": me is not None and room.seats[me].bot_controlled,
+    }
+    if view is None:
+        return ctx
+
+    legal: list[str] = list(view.get("legal") or [])
+    phase = view["phase"]
+    my_turn = me is not None and view["to_act"] == me and not ctx["bot_playing_me"]
+    singles = {a.split()[1] for a in legal if a.startswith("play ") and len(a.split()) == 2}
+    multi = any(a.startswith("play ") and len(a.split()) > 2 for a in legal)
+    why_not: dict[str, str] = view.get("why_not") or {}
+    if view.get("over"):
+        mode = "over"
+    elif not my_turn:
+        mode = "watch"
+    elif phase == "play":
+        mode = "select" if multi else "play"
+    elif phase == "exchange":
+        mode = "exchange"
+    elif phase.startswith("rassi"):
+        mode = "rassi"
+    else:
+        mode = "watch"
+    hand = []
+    for code in view.get("hand") or []:
+        hand.append({
+            "code": code,
+            "playable": my_turn and phase == "play" and code in singles,
+            "in_set": my_turn and phase == "play" and any(code in a.split()[1:] for a in legal),
+            "why": why_not.get(code) if my_turn and phase == "play" else None,
+        })
+    to_act = view["to_act"]
+    ctx.update(
+        mode=mode,
+        hand=hand,
+        legal=legal if my_turn else [],
+        my_turn=my_turn,
+        phase=phase,
+        to_act_name=ctx["names"][to_act] if to_act is not None and to_act < len(ctx["names"]) else None,
+        rassi_actions=[a for a in legal if a.split()[0] in RASSI_TEXT] if my_turn else [],
+        exchange_max=(view.get("exchange") or {}).get("max"),
+        ranking=view.get("ranking"),
+        last_deal=view.get("last_deal"),
+    )
+    return ctx
+
+
+def status_line(ctx: dict[str, Any]) -> str:
+    """One sentence: whose turn it is (used by the template and by screen readers)."""
+    view = ctx.get("view")
+    if view is None:
+        return "Waiting for the host to start the game."
+    if view.get("over"):
+        return "The game is over."
+    if ctx.get("my_turn"):
+        return {"play": "Your turn: play a card.", "exchange": "Your turn: exchange cards or keep your hand."}.get(
+            view["phase"], "Your turn."
+        )
+    name = ctx.get("to_act_name")
+    return f"Waiting for {name}." if name else "Dealing…"
