@@ -12,7 +12,7 @@ from app.club.hall_of_fame import (
     hall_of_fame_points,
     hall_of_fame_table,
 )
-from app.club.night import Correction, CorrectionError, Night, RoundRecord
+from app.club.night import Correction, CorrectionError, Night, PlayoffCorrection, RoundRecord
 from app.club.reserves import start_tables
 from app.club.results import RoundResult
 from app.club.seating import Lot
@@ -28,6 +28,7 @@ __all__ = [
     "Lot",
     "Night",
     "NightSummary",
+    "PlayoffCorrection",
     "RoundRecord",
     "RoundResult",
     "StandingRow",

@@ -145,6 +145,7 @@ class Correction:
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "kind": "record",
             "stage": self.stage,
             "round": self.round_no,
             "table": self.table,
@@ -165,6 +166,43 @@ class Correction:
             data.get("reason", ""),
             tuple(data.get("dropped", ())),
         )
+
+
+@dataclass(frozen=True)
+class PlayoffCorrection:
+    """An elder's correction of a playoff order (RULES.md §7.6)."""
+
+    stage: Stage
+    before: tuple[str, ...]
+    after: tuple[str, ...]
+    reason: str = ""
+    dropped: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": "playoff",
+            "stage": self.stage,
+            "before": list(self.before),
+            "after": list(self.after),
+            "reason": self.reason,
+            "dropped": list(self.dropped),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> PlayoffCorrection:
+        return cls(
+            data["stage"],
+            tuple(data["before"]),
+            tuple(data["after"]),
+            data.get("reason", ""),
+            tuple(data.get("dropped", ())),
+        )
+
+
+def _correction_from_dict(data: Mapping[str, Any]) -> Correction | PlayoffCorrection:
+    if data.get("kind") == "playoff":
+        return PlayoffCorrection.from_dict(data)
+    return Correction.from_dict(data)
 
 
 def _check_players(players: Sequence[str]) -> tuple[str, ...]:
@@ -216,7 +254,7 @@ class Night:
     start: dict[str, str] | None
     seed: int | str
     lots: list[Lot]
-    corrections: list[Correction]
+    corrections: list[Correction | PlayoffCorrection]
 
     def __init__(
         self, players: Sequence[str], start: Mapping[str, str] | None, seed: int | str
@@ -541,8 +579,47 @@ class Night:
             raise ValueError(f"{phase} round {round_no} at {table} is not recorded yet")
         before = self._events[index].result
         assert before is not None
+        what = f"{phase} round {round_no} at {table}"
+        new = Event("record", phase, round_no, table, result)
+        fresh, dropped = self._replay_with(index, new, what, drop_later=drop_later)
+        entry = Correction(phase, round_no, table, before, result, reason, dropped)
+        fresh.corrections = [*self.corrections, entry]
+        self.__dict__.update(fresh.__dict__)
+        return entry
+
+    def correct_playoff(
+        self, phase: Stage, order: Sequence[str], *, reason: str = "", drop_later: bool = False
+    ) -> PlayoffCorrection:
+        """Replace a recorded playoff order (same players, new order) and recompute."""
+        if phase not in ("base", "finals"):
+            raise ValueError(f"phase must be 'base' or 'finals', got {phase!r}")
+        names = tuple(order)
+        index = next(
+            (
+                i
+                for i, e in enumerate(self._events)
+                if e.kind == "playoff" and e.stage == phase and set(e.order) == set(names)
+            ),
+            None,
+        )
+        if index is None:
+            raise ValueError(f"no {phase} playoff between {', '.join(names)} is recorded")
+        old = self._events[index]
+        new = Event("playoff", phase, old.round_no, order=names)
+        fresh, dropped = self._replay_with(
+            index, new, f"the {phase} playoff", drop_later=drop_later
+        )
+        entry = PlayoffCorrection(phase, old.order, names, reason, dropped)
+        fresh.corrections = [*self.corrections, entry]
+        self.__dict__.update(fresh.__dict__)
+        return entry
+
+    def _replay_with(
+        self, index: int, new: Event, what: str, *, drop_later: bool
+    ) -> tuple[Night, tuple[str, ...]]:
+        """A fresh night replaying every event, ``new`` in place of event ``index``."""
         events = list(self._events)
-        events[index] = Event("record", phase, round_no, table, result)
+        events[index] = new
         fresh = Night(self.players, self.start, self.seed)
         dropped: list[str] = []
         for i, event in enumerate(events):
@@ -550,7 +627,9 @@ class Night:
                 fresh._apply(event)
             except ValueError as exc:
                 if i == index:
-                    raise ValueError(f"the correction of {event.describe()} is invalid: {exc}")
+                    raise ValueError(
+                        f"the correction of {event.describe()} is invalid: {exc}"
+                    ) from exc
                 if event.kind == "playoff":
                     dropped.append(event.describe())
                     continue
@@ -558,13 +637,9 @@ class Night:
                     dropped.extend(e.describe() for e in events[i:] if e.kind == "record")
                     break
                 raise CorrectionError(
-                    f"correcting {phase} round {round_no} at {table} makes the later result of"
-                    f" {event.describe()} invalid: {exc}"
+                    f"correcting {what} makes the later result of {event.describe()} invalid: {exc}"
                 ) from exc
-        entry = Correction(phase, round_no, table, before, result, reason, tuple(dropped))
-        fresh.corrections = [*self.corrections, entry]
-        self.__dict__.update(fresh.__dict__)
-        return entry
+        return fresh, tuple(dropped)
 
     # ----------------------------------------------------------------- JSON
     def to_dict(self) -> dict[str, Any]:
@@ -587,7 +662,7 @@ class Night:
         night = cls(data["players"], data["start"], cast("int | str", data["seed"]))
         for raw in data["events"]:
             night._apply(Event.from_dict(raw))
-        night.corrections = [Correction.from_dict(c) for c in data.get("corrections", [])]
+        night.corrections = [_correction_from_dict(c) for c in data.get("corrections", [])]
         return night
 
     @classmethod

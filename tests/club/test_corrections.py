@@ -133,3 +133,28 @@ def test_json_round_trip_finished_night() -> None:
 def test_from_json_refuses_other_data() -> None:
     with pytest.raises(ValueError, match="not a saved Gurka Night"):
         Night.from_json('{"format": "chess"}')
+
+
+def test_correcting_a_playoff_reseats_the_finals() -> None:
+    night = Night.new(NINE, START, seed=5)
+    s = night.tables
+    v, m, t = s["vinder"], s["mellan"], s["taber"]
+    for _ in range(16):
+        play_round_by_chair(night)
+    night.record_playoff([t[1], m[1], v[1]])
+    night.record_playoff([t[2], m[0], m[2], v[0]])
+    assert sorted(night.tables["finale"]) == sorted([v[2], t[2], m[0]])
+    entry = night.correct_playoff("base", [v[0], m[2], m[0], t[2]], reason="misheard")
+    assert (entry.before, entry.after) == ((t[2], m[0], m[2], v[0]), (v[0], m[2], m[0], t[2]))
+    assert night.phase == "finals"
+    assert sorted(night.tables["finale"]) == sorted([v[2], v[0], m[2]])
+    assert sorted(night.tables["mellanfinale"]) == sorted([m[0], t[2], t[1]])
+    assert (night.carry_over[v[0]], night.carry_over[m[0]], night.carry_over[t[2]]) == (1, 0, 1)
+    copy = Night.from_json(night.to_json())
+    assert copy.corrections == night.corrections and copy.tables == night.tables
+    # once a final round is recorded, reseating the finals would invalidate it
+    night.record("finale", by_chair(night.tables["finale"]))
+    with pytest.raises(CorrectionError, match="later result of finals round 1 at finale"):
+        night.correct_playoff("base", [t[2], m[0], m[2], v[0]])
+    with pytest.raises(ValueError, match="no base playoff between"):
+        night.correct_playoff("base", [v[0], m[2]])
