@@ -25,6 +25,8 @@ Readings chosen (each cites the rule it settles):
   longer at that table) makes the correction fail with a clear message, unless
   ``drop_later=True`` discards it and everything after it. A recorded playoff that no longer
   orders a tied group is dropped (its tie is gone or changed) and the drop is listed.
+  Correcting the last recorded round never fails this way: nothing later depends on it (the
+  open round is simply re-seated). ``correct_playoff`` re-orders a recorded playoff alike.
 """
 
 # Wrong input types are people's mistakes too: ValueError, as the club contract says.
