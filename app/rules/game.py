@@ -389,7 +389,7 @@ class Game:
         if chosen is None:
             found, message = self._resolve(action, seat)
             if found is None:
-                raise IllegalAction(message)
+                raise IllegalAction(message or "That action is not allowed")
             chosen = found
         actor = self.to_act
         assert actor is not None
@@ -404,7 +404,8 @@ class Game:
             self._apply_rassi(actor, chosen)
         return chosen
 
-    def _resolve(self, action: Action | str, seat: int | None) -> tuple[Action | None, str]:
+    def _resolve(self, action: Action | str,
+                 seat: int | None) -> tuple[Action | None, str | None]:
         """Find the legal action meant, or say why there is none."""
         if self.over:
             return None, "The game is over"
@@ -427,7 +428,7 @@ class Game:
             self._legal_by_text = {a.text: a for a in self._legal}
         found = self._legal_by_text.get(canonical.text)
         if found is not None:
-            return found, ""
+            return found, None
         return None, self._explain(canonical)
 
     def _explain(self, action: Action) -> str:
