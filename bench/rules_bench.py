@@ -15,7 +15,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from app.rules import PRESETS, new_game  # noqa: E402
+from app.rules import PRESETS, new_game
 
 
 def run(preset: str, players: int, seconds: float) -> tuple[int, int, int, float]:

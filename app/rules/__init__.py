@@ -7,12 +7,12 @@ from app.rules.ruleset import OPTION_HELP, PRESETS, Ruleset, make_ruleset
 from app.rules.scoring import DealResult
 
 __all__ = [
+    "OPTION_HELP",
+    "PRESETS",
     "Action",
     "DealResult",
     "Game",
     "IllegalAction",
-    "OPTION_HELP",
-    "PRESETS",
     "Ruleset",
     "card_height",
     "card_points",

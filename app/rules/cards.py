@@ -10,8 +10,9 @@ the final cards only.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import lru_cache
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
     from app.rules.ruleset import Ruleset
@@ -79,7 +80,7 @@ class CardTable:
     Plain dicts keyed by card text keep the hot loops of the engine cheap.
     """
 
-    __slots__ = ("deck", "height", "final_height", "points", "sort_key", "valid", "top_pair")
+    __slots__ = ("deck", "final_height", "height", "points", "sort_key", "top_pair", "valid")
 
     def __init__(self, ruleset: Ruleset) -> None:
         self.deck: tuple[str, ...] = tuple(build_deck(ruleset.decks, ruleset.jokers))

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Sequence
 from itertools import combinations
-from typing import Any, Sequence
+from typing import Any
 
 from app.rules import scoring, tricks
 from app.rules.actions import Action, IllegalAction, parse_action
@@ -289,8 +290,8 @@ class Game:
         final: dict[int, str] = {}
         trick = self.trick
         if r.deal_end == "final_trick" and trick is not None and trick.final:
-            for seat, cards, _ in trick.plays:
-                final[seat] = cards[0]
+            for seat, played_cards, _ in trick.plays:
+                final[seat] = played_cards[0]
             losers = [trick.winner]
         else:
             for seat in self._active:

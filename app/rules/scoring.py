@@ -34,7 +34,8 @@ class DealResult:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> DealResult:
-        return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in d.items()})
+        values: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in d.items()}
+        return cls(**values)
 
 
 def is_out(score: int, r: Ruleset) -> bool:

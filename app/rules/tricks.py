@@ -8,8 +8,8 @@ combinations drawn from a hand are already in canonical order and equal multiset
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from itertools import combinations
-from typing import Iterable
 
 from app.rules.actions import Action
 from app.rules.cards import CardTable, pretty, pretty_cards
@@ -43,8 +43,17 @@ class Trick:
     """
 
     __slots__ = (
-        "leader", "order", "pos", "plays", "high", "high_cards", "winner", "k", "final",
-        "lead8", "last_discard",
+        "final",
+        "high",
+        "high_cards",
+        "k",
+        "last_discard",
+        "lead8",
+        "leader",
+        "order",
+        "plays",
+        "pos",
+        "winner",
     )
 
     def __init__(self, leader: int, order: list[int], final: bool) -> None:
@@ -175,9 +184,9 @@ def follow_set_options(
         if h >= threshold and len(group) >= k:
             kills.extend(distinct_combos(group, k))
     pair = table.top_pair
-    if k == 2 and pair is not None and pair[0] in hand and pair[1] in hand:
-        if height[pair[0]] >= threshold:
-            kills.append(pair)
+    if (k == 2 and pair is not None and pair[0] in hand and pair[1] in hand
+            and height[pair[0]] >= threshold):
+        kills.append(pair)
     if r.must_beat and kills:
         return [play_many(c) for c in kills]
     higher = [c for c in hand if height[c] > trick.high]

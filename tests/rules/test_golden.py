@@ -7,14 +7,13 @@ Every expected legal set below was worked out by hand from RULES.md, not printed
 from __future__ import annotations
 
 from itertools import combinations
-from typing import Union
 
 import pytest
 
 from app.rules import IllegalAction, new_game
 from app.rules.game import Game
 
-Step = Union[tuple[int, str, set[str]], tuple[str, int]]
+Step = tuple[int, str, set[str]] | tuple[str, int]
 
 
 def plays(*cards: str) -> set[str]:

@@ -7,8 +7,16 @@ import json
 import pytest
 
 from app.rules import (
-    OPTION_HELP, PRESETS, Action, DealResult, Game, IllegalAction, card_height, card_points,
-    new_game, pretty,
+    OPTION_HELP,
+    PRESETS,
+    Action,
+    DealResult,
+    Game,
+    IllegalAction,
+    card_height,
+    card_points,
+    new_game,
+    pretty,
 )
 
 
