@@ -11,7 +11,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from app.web import pages, ws
+from app.web import club, pages, ws
 from app.web.state import manager_of, templates_of
 
 
@@ -20,6 +20,7 @@ def install(app: FastAPI) -> None:
     templates_of(app)
     app.include_router(pages.router)
     app.include_router(ws.router)
+    app.include_router(club.router)
 
 
 @asynccontextmanager

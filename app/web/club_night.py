@@ -1,0 +1,320 @@
+"""Glue between the club store and the pure club core (`app.club`), for the club pages.
+
+A stored night is replayed through `app.club.Night` from its players, start tables, seed and
+recorded rows. Everything shown (seating, dealers, standings, placement, Hall of Fame) comes
+from that replay, so a correction is one changed row and everything recomputes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+from markupsafe import Markup, escape
+from sqlmodel import Session
+
+from app.club import BASE_TABLES, FINAL_TABLES, Night, NightSummary, RoundResult
+from app.club.constants import BASE_ROUNDS, FINAL_ROUNDS, FINAL_TO_BASE
+from app.club.hall_of_fame import HallOfFameRow, hall_of_fame_table
+from app.store import club as store
+
+TABLE_TITLE = {
+    "vinder": "Vinderbord",
+    "mellan": "Mellanbord",
+    "taber": "Taberbord",
+    "finale": "Finalevinderbord",
+    "mellanfinale": "Mellanfinale",
+    "taberfinale": "Taberfinale",
+}
+TABLE_NOTE = {
+    "vinder": "winner table",
+    "mellan": "middle table",
+    "taber": "loser table",
+    "finale": "final, places 1–3",
+    "mellanfinale": "middle final, places 4–6",
+    "taberfinale": "loser final, places 7–9",
+}
+TABLE_SUIT = {
+    "vinder": "♥", "mellan": "♦", "taber": "♣",
+    "finale": "♠", "mellanfinale": "♦", "taberfinale": "♣",
+}  # fmt: skip
+
+PROGRAMME = [
+    ("15:00", "Meet and coffee", "meet"),
+    ("15:30", "Base rounds 1–8", "base1"),
+    ("18:00", "Dinner", "dinner"),
+    ("19:00", "Base rounds 9–16", "base2"),
+    ("21:30", "Finals", "finals"),
+    ("23:00", "Night food", "food"),
+]
+
+
+def replay(row: store.Night, results: Iterable[store.NightResult]) -> Night:
+    """The night as the club core sees it, rebuilt from its stored rows."""
+    players = [p["name"] for p in row.players]
+    night = Night.new(players, row.start or None, seed=row.seed)
+    for result in results:
+        if result.phase == "playoff":
+            night.record_playoff(result.result["order"])
+        else:
+            night.record(result.table, RoundResult.from_dict(result.result))
+    return night
+
+
+def load(session: Session, *, night_id: int) -> tuple[store.Night, list[store.NightResult], Night] | None:
+    row = store.get_night(session, night_id=night_id)
+    if row is None:
+        return None
+    results = store.list_results(session, night_id=night_id)
+    return row, results, replay(row, results)
+
+
+def summary_state(night: Night) -> dict[str, Any]:
+    """What lists and the Hall of Fame need without replaying the night."""
+    state: dict[str, Any] = {
+        "phase": night.phase,
+        "stage": night.stage,
+        "round": night.round,
+        "leader": night.standings()[0].player if night.round or night.stage == "finals" else None,
+    }
+    if night.phase == "done":
+        s = night.summary(date.today())
+        state.update(
+            placement=list(s.placement),
+            bar_rov=dict(s.bar_rov),
+            agurker=dict(s.agurker),
+            finished_at={p: t for t, ps in night.tables.items() for p in ps},
+        )
+    return state
+
+
+def save_state(session: Session, row: store.Night, night: Night) -> None:
+    store.save_night_state(
+        session,
+        night_id=row.id,  # type: ignore[arg-type]
+        state=summary_state(night),
+        status="done" if night.phase == "done" else "open",
+        winner=night.winner,
+    )
+
+
+def sync_rows(session: Session, row: store.Night, night: Night) -> list[str]:
+    """After a correction: drop stored rows the corrected night no longer holds."""
+    keep: set[tuple[str, int, str]] = set()
+    playoffs: list[tuple[str, tuple[str, ...]]] = []
+    for event in night.events:
+        if event.kind == "record":
+            keep.add((event.stage, event.round_no, event.table))
+        else:
+            playoffs.append((event.stage, tuple(event.order)))
+    dropped = []
+    for result in store.list_results(session, night_id=row.id):  # type: ignore[arg-type]
+        if result.phase == "playoff":
+            key = (result.table, tuple(result.result.get("order", ())))
+            if key in playoffs:
+                playoffs.remove(key)
+                continue
+        elif (result.phase, result.round, result.table) in keep:
+            continue
+        dropped.append(describe_slot(result.phase, result.round, result.table))
+        store.delete_result(session, result_id=result.id)  # type: ignore[arg-type]
+    return dropped
+
+
+def describe_slot(phase: str, round_no: int, table: str) -> str:
+    if phase == "playoff":
+        return f"the playoff after the {'base rounds' if table == 'base' else 'finals'}"
+    stage = "base round" if phase == "base" else "final round"
+    return f"{stage} {round_no} at the {TABLE_TITLE.get(table, table)}"
+
+
+# ------------------------------------------------------------------ where players start
+
+
+def last_night_tables(session: Session, *, before_id: int | None = None) -> dict[int, str]:
+    """Member id → base table where they finished the last finished night (RULES.md §7.1).
+
+    A reserve's place counts for the member they stood in for; the reserve's own place does
+    not count for the reserve.
+    """
+    last = store.last_done_night(session, before_id=before_id)
+    if last is None or "finished_at" not in last.state:
+        return {}
+    finished: dict[str, str] = last.state["finished_at"]
+    where: dict[int, str] = {}
+    for player in last.players:
+        table = finished.get(player["name"])
+        if table is None:
+            continue
+        owner = player.get("for_id") or player["member_id"]
+        where[owner] = FINAL_TO_BASE.get(table, table)
+    return where
+
+
+# ------------------------------------------------------------------ Hall of Fame
+
+
+@dataclass
+class PlayedNight:
+    id: int
+    on: date
+    host: str
+    placement: list[str]  # current member names, 1st..9th
+    summary: NightSummary
+
+
+def played_nights(session: Session) -> list[PlayedNight]:
+    """Every finished night, oldest first, with players under their current names."""
+    names = {m.id: m.name for m in store.list_members(session)}
+    out: list[PlayedNight] = []
+    for row in store.list_nights(session, status="done", newest_first=False):
+        state = row.state
+        if "placement" not in state:
+            continue
+        current = {p["name"]: names.get(p["member_id"], p["name"]) for p in row.players}
+        placement = [current.get(p, p) for p in state["placement"]]
+        summary = NightSummary(
+            on=row.date,
+            placement=tuple(placement),
+            bar_rov={current.get(p, p): n for p, n in state.get("bar_rov", {}).items()},
+            agurker={current.get(p, p): n for p, n in state.get("agurker", {}).items()},
+        )
+        out.append(PlayedNight(row.id, row.date, row.host, placement, summary))  # type: ignore[arg-type]
+    return out
+
+
+SORTS: dict[str, tuple[str, bool]] = {
+    # key: (HallOfFameRow field, biggest first)
+    "points": ("points", True),
+    "nights": ("nights", True),
+    "wins": ("wins", True),
+    "podiums": ("podiums", True),
+    "average": ("average_place", False),
+    "bar_rov": ("bar_rov", True),
+    "agurker": ("agurker", True),
+    "name": ("player", False),
+}
+
+
+def sorted_table(rows: list[HallOfFameRow], sort: str) -> list[HallOfFameRow]:
+    """The Hall of Fame rows by `sort` (ties keep the Hall of Fame order)."""
+    field, biggest_first = SORTS.get(sort, SORTS["points"])
+    if field == "player":
+        return sorted(rows, key=lambda r: r.player.lower())
+    return sorted(rows, key=lambda r: getattr(r, field), reverse=biggest_first)
+
+
+def table_for(nights: list[PlayedNight], year: int | None) -> list[HallOfFameRow]:
+    return hall_of_fame_table([n.summary for n in nights], year)
+
+
+# ------------------------------------------------------------------ the chart
+
+
+def places_chart(points: list[tuple[date, int]], *, title: str) -> Markup:
+    """An inline SVG line chart of places (1 on top, 9 at the bottom) night by night."""
+    if not points:
+        return Markup("")
+    width, height = 640, 220
+    left, right, top, bottom = 34, 14, 14, 34
+    n = len(points)
+    inner_w, inner_h = width - left - right, height - top - bottom
+
+    def x(i: int) -> float:
+        return left + (inner_w / 2 if n == 1 else inner_w * i / (n - 1))
+
+    def y(place: int) -> float:
+        return top + inner_h * (place - 1) / 8
+
+    parts = [
+        f'<svg class="places-chart" viewBox="0 0 {width} {height}" role="img" '
+        f'aria-labelledby="chart-title" preserveAspectRatio="xMidYMid meet">',
+        f'<title id="chart-title">{escape(title)}</title>',
+        f'<rect class="podium-band" x="{left}" y="{top - 6}" width="{inner_w}" '
+        f'height="{y(3) - top + 12:.1f}" rx="4"/>',
+    ]
+    for place in range(1, 10):
+        parts.append(
+            f'<line class="grid" x1="{left}" x2="{width - right}" y1="{y(place):.1f}" '
+            f'y2="{y(place):.1f}"/>'
+            f'<text class="axis" x="{left - 8}" y="{y(place) + 4:.1f}" text-anchor="end">'
+            f"{place}</text>"
+        )
+    path = " ".join(
+        f"{'M' if i == 0 else 'L'}{x(i):.1f},{y(place):.1f}" for i, (_, place) in enumerate(points)
+    )
+    parts.append(f'<path class="line" d="{path}"/>')
+    step = max(1, (n + 5) // 6)
+    for i, (on, place) in enumerate(points):
+        cls = "dot win" if place == 1 else "dot podium" if place <= 3 else "dot"
+        parts.append(
+            f'<circle class="{cls}" cx="{x(i):.1f}" cy="{y(place):.1f}" r="5">'
+            f"<title>{on.isoformat()}: place {place}</title></circle>"
+        )
+        if i % step == 0 or i == n - 1:
+            parts.append(
+                f'<text class="axis" x="{x(i):.1f}" y="{height - 10}" text-anchor="middle">'
+                f"{on.strftime('%d %b %y')}</text>"
+            )
+    parts.append("</svg>")
+    return Markup("".join(parts))
+
+
+# ------------------------------------------------------------------ where the night stands
+
+
+def programme_now(night: Night) -> str:
+    """Which programme item the night is at, by its progress (not by the clock)."""
+    if night.phase == "done":
+        return "food"
+    if night.stage == "finals":
+        return "finals"
+    if night.phase == "playoff":
+        return "finals"
+    if night.round == 0:
+        return "meet"
+    if night.round < 8:
+        return "base1"
+    if night.round == 8:
+        return "dinner"
+    return "base2"
+
+
+def round_label(night: Night) -> str:
+    if night.phase == "done":
+        return "The night is over"
+    if night.phase == "playoff":
+        after = "base rounds" if night.stage == "base" else "finals"
+        return f"Playoff after the {after}"
+    total = BASE_ROUNDS if night.stage == "base" else FINAL_ROUNDS
+    stage = "Base round" if night.stage == "base" else "Final round"
+    return f"{stage} {night.current.number} of {total}"
+
+
+def tables_view(night: Night) -> list[dict[str, Any]]:
+    """The current round's tables, chairs clockwise, with dealer and forhånd marked."""
+    rnd = night.current
+    out = []
+    for table, chairs in rnd.seating.items():
+        dealer = rnd.dealers.get(table)
+        forhand = chairs[(chairs.index(dealer) + 1) % len(chairs)] if dealer in chairs else None
+        out.append(
+            {
+                "key": table,
+                "title": TABLE_TITLE[table],
+                "note": TABLE_NOTE[table],
+                "suit": TABLE_SUIT[table],
+                "chairs": list(chairs),
+                "dealer": dealer,
+                "forhand": forhand,
+                "done": table in rnd.results,
+                "result": rnd.results.get(table),
+            }
+        )
+    return out
+
+
+def stage_tables(stage: str) -> tuple[str, ...]:
+    return BASE_TABLES if stage == "base" else FINAL_TABLES

@@ -1,0 +1,79 @@
+"""A whole Gurka Night recorded by hand through the forms, to the Hall of Fame, and a
+correction by an elder that changes the night's winner."""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+from app.club import RoundResult
+
+from .helpers import NINE, add_members, become_elder, core, create_night, play_by_hand, setup_form, token
+
+
+def test_whole_night_by_hand_then_a_correction_changes_the_winner(client) -> None:
+    become_elder(client)
+    ids = add_members(client, NINE)
+    night_id = create_night(client, setup_form(ids, NINE, host="Ann"))
+
+    page = client.get(f"/club/nights/{night_id}")
+    assert page.status_code == 200
+    assert "Base round 1 of 16" in page.text
+    assert "15:00" in page.text and "Night food" in page.text
+    assert page.text.count('class="tag dealer"') == 3  # a first dealer drawn at each table
+    assert 'hx-trigger="every 5s"' in page.text
+    assert page.text.count('action="/club/nights/%d/results"' % night_id) == 3
+
+    night = play_by_hand(client, night_id, shift_of=lambda stage, rnd, table: rnd % 3)
+    assert night.phase == "done"
+    winner = night.winner
+    page = client.get(f"/club/nights/{night_id}").text
+    assert f"🏆 {winner} wins and hosts the next night" in page
+    assert "Placement" in page and "9 HoF points" in page
+    assert 'hx-trigger="every 5s"' not in page  # a finished night stops polling
+
+    hof = client.get("/club/hall-of-fame").text
+    first_row = re.search(r'<tbody>\s*<tr><td>1</td><th scope="row"><a[^>]*>([^<]+)</a>', hof)
+    assert first_row and first_row.group(1) == winner
+
+    # the elders find that the last final round at the final table went otherwise
+    finale = [p for p in night.placement()[:3]]
+    target = None
+    for order in itertools.permutations(night.tables["finale"]):
+        for bar_rov in (True, False):
+            result = RoundResult(out=[order[0], order[1]], winner=order[2],
+                                 took_cards={order[0], order[1]} | (set() if bar_rov else {order[2]}),
+                                 agurker={})
+            trial = core(client, night_id)
+            trial.correct("finals", 6, "finale", result)
+            if trial.winner != winner:
+                target = (order, bar_rov, trial.winner)
+                break
+        if target:
+            break
+    assert target, f"no correction of the last final changes the winner among {finale}"
+    order, bar_rov, new_winner = target
+    page = client.get(f"/club/nights/{night_id}").text
+    result_id = re.search(
+        rf'/club/nights/{night_id}/results/(\d+)/correct', page[page.index("Final round 6"):]
+    ).group(1)
+    form_url = f"/club/nights/{night_id}/results/{result_id}/correct"
+    assert "Correct final round 6 at the Finalevinderbord" in client.get(form_url).text
+    data = {"csrf": token(client, form_url), "first_out": order[0], "second_out": order[1],
+            "winner": order[2], "reason": "Miscounted the last deal"}
+    if bar_rov:
+        data["bar_rov"] = "yes"
+    no_reason = client.post(form_url, data={**data, "reason": " "})
+    assert no_reason.status_code == 422 and "Write the reason" in no_reason.text
+    response = client.post(form_url, data=data, follow_redirects=False)
+    assert response.status_code == 303, response.text
+
+    page = client.get(f"/club/nights/{night_id}").text
+    assert f"🏆 {new_winner} wins and hosts the next night" in page
+    assert "Miscounted the last deal" in page and "corrected by Elsa" in page
+    assert "Miscounted the last deal" in client.get("/club/corrections").text
+    hof = client.get("/club/hall-of-fame").text
+    first_row = re.search(r'<tbody>\s*<tr><td>1</td><th scope="row"><a[^>]*>([^<]+)</a>', hof)
+    assert first_row.group(1) == new_winner
+    # the winner hosts the next night: the setup form proposes them
+    assert f'value="{new_winner}"' in client.get("/club/nights/new").text
