@@ -87,11 +87,14 @@ class HeuristicParams:
     hold_follow: float = 0.5  # beat with the cheapest card holding the trick this likely
     hold_lead: float = 0.6  # lead the cheapest card the others cannot beat this likely
     set_lead_quantile: float = 0.5  # vidivellir: lead a set at least this high in the deck
-    exchange_quantile: float = 0.6  # exchange cards above this quantile of the deck
+    exchange_quantile: float = 0.8  # exchange cards above this quantile of the deck
+    exchange_keep_top: bool = False  # keep top cards (unbeatable ammunition) in the exchange
     lead_eight: bool = True  # gurka-night: lead an 8 to make everyone throw their lowest
     free_below: int = 6  # Rassi: take free cards when the 2nd lowest final card is >= this
     double_at: int = 10  # Rassi: double when the 2nd lowest final card is >= this
     redouble_at: int = 12  # Rassi: redouble when the 2nd lowest final card is >= this
+    follow_fallback_high: bool = True  # no beating card is likely to hold: beat high (or cheap)
+    lead_fallback_high: bool = True  # no lead is likely to hold: lead high (or cheap)
 
 
 class HeuristicBot(Bot):
@@ -137,6 +140,8 @@ class HeuristicBot(Bot):
             s = 0.0
             for c in a.cards:
                 if c == keeper and ctx.hand.count(c) == 1:
+                    s -= 100.0
+                if self.params.exchange_keep_top and c in ctx.rs.top_cards:
                     s -= 100.0
                 s += ctx.h(c) - threshold
             return (s, -len(a.cards))
@@ -190,7 +195,7 @@ class HeuristicBot(Bot):
         for a in singles:
             if ctx.hold_probability(ctx.height(a), followers) >= p.hold_lead:
                 return a
-        return singles[-1]
+        return singles[-1] if p.lead_fallback_high else singles[0]
 
     # ------------------------------------------------------------------ following
     def _follow(self, ctx: _Context, plays: Sequence[Action]) -> Action:
@@ -200,12 +205,12 @@ class HeuristicBot(Bot):
         if safe_takes or (takes and not others):
             pool = sorted(safe_takes or takes, key=lambda a: (ctx.height(a), ctx.removed_height(a)))
             followers = ctx.followers_after_me()
-            if not followers:
-                return pool[0]
+            if not followers or ctx.lead_count() > 1:
+                return pool[0]  # wins anyway / a set is rarely killed: the cheapest
             for a in pool:
                 if ctx.hold_probability(ctx.height(a), followers) >= self.params.hold_follow:
                     return a
-            return pool[-1]
+            return pool[-1] if self.params.follow_fallback_high else pool[0]
         if not others:
             return min(takes, key=ctx.height)
         # cannot (or should not) take: shed the highest cards the rules allow
