@@ -28,7 +28,7 @@ class SeatOnly:
 
     @property
     def to_act(self) -> int | None:
-        return self.__game.to_act  # type: ignore[no-any-return]
+        return self.__game.to_act
 
     @property
     def ruleset(self) -> Any:
@@ -118,6 +118,113 @@ def test_bots_are_deterministic_for_a_seed() -> None:
         return play_game("kurkku", bots, seed=42).ranking
 
     assert run() == run()
+
+
+# ---------------------------------------------------------------- sensible play
+def _rest(*hands: list[str], decks: int = 1) -> list[str]:
+    """The cards of one deck not in the given hands (a stock for explicit deals)."""
+    used = [c for h in hands for c in h]
+    deck = [r + s for s in "CDHS" for r in "23456789TJQKA"] * decks
+    for c in used:
+        deck.remove(c)
+    return deck
+
+
+def _choice(game: Any) -> str:
+    return str(HeuristicBot(0).choose(SeatOnly(game)))
+
+
+def test_last_to_play_beats_with_the_cheapest_card_and_keeps_the_low_one() -> None:
+    hands = [
+        ["2C", "3C", "9H", "QS", "KS", "AS"],
+        ["8D", "JD", "JH", "TD", "TH", "4D"],
+        ["2D", "3D", "5D", "6D", "7D", "2H"],
+    ]
+    g = new_game("kurkku", players=3, dealer=0)
+    g.deal(hands=hands, stock=_rest(*hands))
+    g.apply("play 8D")  # forhånd (seat 1)
+    g.apply("play 2D")  # seat 2 cannot beat
+    assert g.to_act == 0
+    assert _choice(g) == "play 9H"
+
+
+def test_leader_keeps_its_lowest_card_and_leads_high() -> None:
+    hands = [
+        ["2D", "3D", "5D", "6D", "7D", "2H"],
+        ["2C", "5C", "9H", "JS", "KC", "AH"],
+        ["8D", "JD", "JH", "TD", "TH", "4D"],
+    ]
+    g = new_game("kurkku", players=3, dealer=0)
+    g.deal(hands=hands, stock=_rest(*hands))
+    assert g.to_act == 1
+    assert _choice(g) == "play AH"
+
+
+def test_rassi_keeps_the_ace_for_the_end() -> None:
+    hands = [
+        ["AC", "2D", "TD", "3C", "4C", "QC"],
+        ["9S", "JD", "JH", "KD", "KH", "QD"],
+        ["2S", "3S", "4S", "5S", "6S", "7S"],
+    ]
+    g = new_game("rassi", players=3, dealer=0)
+    g.deal(hands=hands, stock=_rest(*hands))
+    while g.phase != "play":
+        g.apply("pass")
+    g.apply("play 9S")
+    g.apply("play 2S")
+    assert g.to_act == 0
+    # must beat: TD, QC or AC; the ace is worth 1 at the end, so it is the one to keep
+    assert _choice(g) == "play TD"
+
+
+def test_rassi_free_cards_with_a_poor_hand_only() -> None:
+    poor = ["8C", "9C", "TC", "8D", "9D", "TD"]
+    good = ["AC", "2C", "3C", "AD", "2D", "4H"]
+    for hand, expected in ((poor, "free"), (good, "pass")):
+        hands = [["QH", "QS", "KH", "KS", "JH", "JS"], hand, ["JC", "JD", "QC", "QD", "KC", "KD"]]
+        g = new_game("rassi", players=3, dealer=0)
+        g.deal(hands=hands, stock=_rest(*hands))
+        assert g.phase == "rassi_free" and g.to_act == 1
+        assert _choice(g) == expected
+
+
+def test_vidivellir_exchanges_high_cards() -> None:
+    hands = [
+        ["2H", "3H", "4H", "5H", "6H", "8H", "9H"],
+        ["2C", "3D", "KS", "AS", "7C", "4D", "5D"],
+        ["2S", "3S", "4S", "5S", "6S", "8S", "9S"],
+    ]
+    g = new_game("vidivellir", players=3, dealer=0)
+    g.deal(hands=hands, stock=_rest(*hands))
+    assert g.phase == "exchange" and g.to_act == 1
+    assert _choice(g) == "exchange KS AS 7C"
+
+
+def test_vidivellir_lays_on_high_cards_and_kills_with_the_lowest_set() -> None:
+    hands = [
+        ["6S", "6D", "QH", "QD", "2S", "3S", "4S"],
+        ["5C", "5D", "2H", "3H", "4H", "6H", "8H"],
+        ["2C", "3C", "4C", "KD", "AD", "9S", "TS"],
+    ]
+    g = new_game("vidivellir", players=3, dealer=0)
+    g.deal(hands=hands, stock=_rest(*hands))
+    while g.phase == "exchange":
+        g.apply("exchange")
+    g.apply("play 5C 5D")
+    assert _choice(g) == "play KD AD"  # no pair: lay on the two highest, keep 2♣
+    g.apply("play KD AD")
+    assert _choice(g) == "play 6D 6S"
+
+
+def test_gurka_is_leads_multiples_to_shed() -> None:
+    hands = [
+        ["2H", "3H", "4H", "5H", "6H", "8H", "9H", "TH", "JH", "QH"],
+        ["2C", "3D", "KD", "KH", "KS", "9C", "9D", "5S", "6S", "8S"],
+        ["2S", "3S", "4S", "7S", "9S", "TS", "JS", "QS", "AS", "AH"],
+    ]
+    g = new_game("gurka-is", players=3, dealer=0)
+    g.deal(hands=hands, stock=_rest(*hands))
+    assert _choice(g) == "play KD KH KS"
 
 
 # ---------------------------------------------------------------- strength
@@ -224,7 +331,7 @@ def _alternative(game: Any, me: int, rng: random.Random) -> Any | None:
     return alt
 
 
-HIDDEN_CASES = [(name, {}) for name in PRESET_NAMES] + [
+HIDDEN_CASES: list[tuple[str, dict[str, Any]]] = [(name, {}) for name in PRESET_NAMES] + [
     ("vidivellir", {"exchange": False}),  # reach deep into the deal without exchanged cards
     ("rassi", {"rassi": False}),
     ("gurka-is", {"soft_discard": True}),
