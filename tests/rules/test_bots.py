@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from app.rules import PRESETS, IllegalAction, new_game
+from app.rules import PRESETS, Game, IllegalAction, new_game
 from app.rules.actions import Action
 from app.rules.bots import BOTS, Bot, HeuristicBot, RandomBot, make_bot
 from app.rules.simulate import main as simulate_main
@@ -23,7 +23,7 @@ class SeatOnly:
     Anything else a bot reads fails the test.
     """
 
-    def __init__(self, game: Any) -> None:
+    def __init__(self, game: Game) -> None:
         self.__game = game
 
     @property
@@ -39,7 +39,7 @@ class SeatOnly:
 
     def view(self, seat: int | None) -> dict[str, Any]:
         assert seat == self.__game.to_act, f"bot asked for seat {seat}'s view"
-        return copy.deepcopy(self.__game.view(seat))  # type: ignore[no-any-return]
+        return copy.deepcopy(self.__game.view(seat))
 
     def __getattr__(self, name: str) -> Any:
         raise AssertionError(f"a bot read game.{name}")
