@@ -20,7 +20,7 @@ How the heuristic bot thinks (RULES.md §1, §4–6):
   Sets (vidivellir) and multiples (gurka-is) shed several cards at once: a high pair makes
   everyone throw two low cards; in gurka-is shedding faster means sitting out earlier with
   the keeper in hand. In gurka-night a led 8 makes everyone throw their lowest card.
-* Exchange (vidivellir, gurka-is): gives away cards above the middle of the deck.
+* Exchange (vidivellir, gurka-is): gives away its highest cards (the top fifth of the deck).
 * Rassi: takes free cards with a poor hand, doubles (a fresh hand at double stakes) only
   with a clearly bad hand and redoubles only with a hopeless one.
 """
