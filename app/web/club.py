@@ -842,14 +842,16 @@ def _poll_view(poll: store.DatePoll, votes: list[store.DateVote] | None, members
         answers[name] = vote.choice
         if vote.choice in ("a", "b"):
             core.answers[name] = poll.option_a if vote.choice == "a" else poll.option_b
-    closed = poll.chosen is not None or core.is_closed(today)
+    # "neither" is an answer too (the core counts only answers for one of the two dates)
+    missing = [m for m in core.voters if m not in answers]
+    closed = poll.chosen is not None or today > core.deadline or not missing
     chosen = poll.chosen or (core.chosen if closed else None)
     tally = core.votes()
     return {
         "poll": poll,
         "dates": [("a", poll.option_a, tally[poll.option_a]), ("b", poll.option_b, tally[poll.option_b])],
         "answers": answers,
-        "missing": core.missing(),
+        "missing": missing,
         "closed": closed,
         "chosen": chosen,
         "leading": core.chosen,

@@ -248,7 +248,7 @@ def places_chart(points: list[tuple[date, int]], *, title: str) -> Markup:
     parts.append(f'<path class="line" d="{path}"/>')
     step = max(1, (n + 5) // 6)
     for i, (on, place) in enumerate(points):
-        cls = "dot win" if place == 1 else "dot podium" if place <= 3 else "dot"
+        cls = "pt win" if place == 1 else "pt podium" if place <= 3 else "pt"
         parts.append(
             f'<circle class="{cls}" cx="{x(i):.1f}" cy="{y(place):.1f}" r="5">'
             f"<title>{on.isoformat()}: place {place}</title></circle>"

@@ -1,0 +1,183 @@
+"""A real Chromium against a real uvicorn: an elder sets up a Gurka Night, a member follows it.
+
+The database is seeded before the server starts (members, an elder, three finished nights),
+so the new night starts everyone at last night's tables and the Hall of Fame has data.
+Screenshots go to /tmp/shots/club (phone 390 px and laptop).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from datetime import date, timedelta
+from pathlib import Path
+
+import httpx
+import pytest
+
+from app.store import club as store
+from app.store.db import make_engine, session_scope, upgrade
+from app.web.auth import hash_password
+
+from ..club_web.helpers import NINE, finished_night_in_store
+
+pytestmark = pytest.mark.e2e
+
+ROOT = Path(__file__).resolve().parents[2]
+SHOTS = Path("/tmp/shots/club")
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+PHONE = {"width": 390, "height": 844}
+LAPTOP = {"width": 1280, "height": 800}
+ELDER_PASSWORD = "old-and-wise-1"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[str]:
+    if not os.path.exists(CHROMIUM):
+        pytest.skip("no Chromium at /usr/bin/chromium")
+    url = f"sqlite:///{tmp_path / 'club.db'}"
+    upgrade(url)
+    engine = make_engine(url)
+    with session_scope(engine) as session:
+        store.add_member(session, name="Elsa", is_elder=True, password_hash=hash_password(ELDER_PASSWORD))
+        for name in [*NINE, "Kim"]:
+            store.add_member(session, name=name)
+        ids = {m.name: m.id for m in store.list_members(session)}
+    today = date.today()
+    for k, seed in enumerate((3, 11, 29)):
+        finished_night_in_store(engine, ids=ids, players=NINE, day=today - timedelta(days=70 - 28 * k),
+                                seed=seed, host="Ann")
+    engine.dispose()
+    port = free_port()
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("PYTEST")},
+           "DATABASE_URL": url, "SECRET_KEY": "club-e2e-secret", "BOT_DELAY": "0"}
+    log = (tmp_path / "server.log").open("wb")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "uvicorn", "app.main:create_app", "--factory", "--host", "127.0.0.1",
+         "--port", str(port), "--no-access-log"],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError((tmp_path / "server.log").read_text())
+            time.sleep(0.05)
+        yield base
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+def shot(page, name: str) -> None:  # type: ignore[no-untyped-def]
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+
+def test_elder_sets_up_a_night_and_a_member_follows_it(server: str) -> None:
+    from playwright.sync_api import expect, sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            # ---- the elder logs in and sets up tonight: Kim plays for Ann
+            elder = browser.new_page(viewport=LAPTOP)
+            elder.goto(f"{server}/club")
+            elder.get_by_role("link", name="Elder login").click()
+            elder.get_by_label("Name").fill("Elsa")
+            elder.get_by_label("Password").fill("wrong password")
+            elder.get_by_role("button", name="Log in").click()
+            expect(elder.get_by_role("alert")).to_contain_text("do not match")
+            elder.get_by_label("Password").fill(ELDER_PASSWORD)
+            elder.get_by_role("button", name="Log in").click()
+            expect(elder.locator(".club-who")).to_contain_text("Elsa")
+            shot(elder, "home_laptop")
+
+            elder.get_by_role("link", name="Set up a night").click()
+            expect(elder.get_by_role("heading", name="Set up a Gurka Night")).to_be_visible()
+            # last night's nine are proposed; Ann cannot come: Kim plays for her
+            ann_row = elder.locator(".player-row").filter(
+                has=elder.locator("select[name^=player] option[selected]", has_text=re.compile(r"^Ann\b"))
+            )
+            ann_select = ann_row.locator("select[name^=player]")
+            ann_select.select_option(label=ann_select.locator("option", has_text="Kim").inner_text())
+            ann_row.locator("select[name^=for]").select_option(label="Ann")
+            shot(elder, "setup_laptop")
+            elder.get_by_role("button", name="Draw lots and open the night").click()
+
+            expect(elder.get_by_role("heading", name=re.compile("Gurka Night ·"))).to_be_visible()
+            expect(elder.locator(".round-label")).to_have_text("Base round 1 of 16")
+            expect(elder.locator(".club-table")).to_have_count(3)
+            expect(elder.locator(".club-table .tag.dealer")).to_have_count(3)
+            expect(elder.get_by_text("Kim plays for Ann")).to_be_visible()
+            night_url = elder.url
+
+            # ---- a member (no login) opens the night page on a phone
+            member_ctx = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True, has_touch=True)
+            member = member_ctx.new_page()
+            member.goto(night_url)
+            expect(member.locator(".programme li.now")).to_contain_text("Meet and coffee")
+            expect(member.locator(".record-form")).to_have_count(0)  # members only watch
+            expect(member.locator("table.standings tbody tr")).to_have_count(9)
+            shot(member, "night_phone_start")
+
+            # ---- the elder records the winner table by hand; a mistake first
+            form = elder.locator("#form-vinder")
+            chairs = [c.strip() for c in form.locator(".agurk-field span").all_inner_texts()]
+            form.locator("select[name=first_out]").select_option(chairs[0])
+            form.locator("select[name=second_out]").select_option(chairs[0])
+            form.locator("select[name=winner]").select_option(chairs[2])
+            form.get_by_role("button", name="Save Vinderbord").click()
+            form = elder.locator("#form-vinder")
+            expect(form.get_by_role("alert")).to_contain_text(f"{chairs[0]} is chosen twice")
+            expect(form.locator("select[name=winner]")).to_have_value(chairs[2])  # what was typed stays
+            form.locator("select[name=second_out]").select_option(chairs[1])
+            form.locator("input[name=agurk_2]").fill("1")
+            form.get_by_role("button", name="Save Vinderbord").click()
+            expect(elder.locator(".club-table.t-vinder .tag.ok")).to_be_visible()
+            shot(elder, "night_laptop")
+
+            # ---- the member's page follows by itself (htmx polling every 5 s)
+            expect(member.locator(".club-table.t-vinder .tag.ok")).to_be_visible(timeout=12_000)
+            expect(member.locator(".club-table.t-vinder .ct-result")).to_contain_text(chairs[2])
+            shot(member, "night_phone_live")
+
+            # ---- the member looks at the Hall of Fame and a player's page
+            member.get_by_role("link", name="Hall of Fame").first.click()
+            expect(member.locator("table.hof tbody tr")).to_have_count(9)
+            member.get_by_role("link", name="Wins").click()
+            expect(member).to_have_url(re.compile(r"sort=wins"))
+            shot(member, "hof_phone")
+            member.locator("table.hof tbody th a").first.click()
+            expect(member.locator("svg.places-chart circle")).to_have_count(3)
+            shot(member, "player_phone")
+            elder.goto(f"{server}/club/hall-of-fame")
+            shot(elder, "hof_laptop")
+            elder.goto(member.url)
+            shot(elder, "player_laptop")
+            member_ctx.close()
+        finally:
+            browser.close()
