@@ -30,6 +30,8 @@ class Outcome:
     ranking: tuple[int, ...]
     deals: int
     kinds: tuple[str, ...]  # bot kind per seat
+    shared: bool = False  # another seat ended on the winner's score (the engine's tie-break)
+    best: tuple[int, ...] = ()  # every seat on the winner's score (the winner alone if none)
 
 
 @dataclass
@@ -45,11 +47,18 @@ class Summary:
     kind_wins: dict[str, int] = field(default_factory=dict)
     kind_games: dict[str, int] = field(default_factory=dict)  # bot-games played per kind
     kind_rank_sum: dict[str, int] = field(default_factory=dict)
+    shared: int = 0  # games whose best score was shared
+    kind_split_wins: dict[str, float] = field(default_factory=dict)  # ties for best split
     seconds: float = 0.0
 
     def add(self, outcome: Outcome) -> None:
         self.games += 1
         self.deals += outcome.deals
+        self.shared += outcome.shared
+        for seat in outcome.best or (outcome.winner,):
+            kind = outcome.kinds[seat]
+            share = 1 / len(outcome.best or (outcome.winner,))
+            self.kind_split_wins[kind] = self.kind_split_wins.get(kind, 0.0) + share
         if not self.seat_wins:
             self.seat_wins = [0] * self.players
         self.seat_wins[outcome.winner] += 1
@@ -64,6 +73,11 @@ class Summary:
         """Wins per game of one bot of this kind (compare with 1 / players)."""
         n = self.kind_games.get(kind, 0)
         return self.kind_wins.get(kind, 0) / n if n else 0.0
+
+    def split_win_rate(self, kind: str) -> float:
+        """Like ``win_rate`` but a game whose best score is shared counts 1/k for each."""
+        n = self.kind_games.get(kind, 0)
+        return self.kind_split_wins.get(kind, 0.0) / n if n else 0.0
 
     def average_rank(self, kind: str) -> float:
         n = self.kind_games.get(kind, 0)
@@ -83,18 +97,25 @@ class Summary:
                 f"seat {s}: {w}" for s, w in enumerate(self.seat_wins or [0] * self.players)
             ),
         ]
+        if self.shared:
+            lines.append(
+                f"games whose best score was shared: {self.shared} "
+                "(the winner is the engine's ranking's first)"
+            )
         for kind in sorted(self.kind_games):
             bots = self.kind_games[kind] / max(1, self.games)
             lines.append(
                 f"{kind:>10}: {self.kind_wins.get(kind, 0)} wins for {bots:g} bot(s), "
-                f"win rate per bot {self.win_rate(kind):.3f} (fair share {fair:.3f}), "
+                f"win rate per bot {self.win_rate(kind):.3f} "
+                f"(ties for best split: {self.split_win_rate(kind):.3f}; fair share {fair:.3f}), "
                 f"average rank {self.average_rank(kind):.2f}"
             )
         if self.lineup.count("heuristic") == 1 and set(self.lineup) == {"heuristic", "random"}:
             rate = self.win_rate("heuristic")
+            split = self.split_win_rate("heuristic")
             lines.append(
                 f"heuristic vs random: win rate {rate:.3f} vs fair share {fair:.3f} "
-                f"({rate / fair:.2f}x)"
+                f"({rate / fair:.2f}x); ties for best split: {split:.3f}"
             )
         if self.seconds:
             lines.append(f"time: {self.seconds:.1f} s ({self.deals / self.seconds:.0f} deals/s)")
@@ -121,12 +142,16 @@ def play_game(
         if steps > max_steps:
             raise RuntimeError(f"game with seed {seed} did not end after {max_steps} steps")
     ranking = tuple(game.ranking or ())
-    deals = len(game.deal_log)
+    scores = list(game.scores)
+    winner = ranking[0]
+    best = tuple(s for s in ranking if scores[s] == scores[winner])
     return Outcome(
-        winner=ranking[0],
+        winner=winner,
         ranking=ranking,
-        deals=deals,
+        deals=len(game.deal_log),
         kinds=tuple(b.kind for b in bots),
+        shared=len(best) > 1,
+        best=best,
     )
 
 

@@ -266,6 +266,7 @@ def test_simulate_command_prints_outcomes(capsys: pytest.CaptureFixture[str]) ->
     assert "games played: 8" in out
     assert "heuristic vs random" in out
     assert "average deals per game" in out
+    assert "ties for best split" in out
     argv = [
         "--preset",
         "kurkku",
