@@ -24,6 +24,7 @@ from app.store import club as store
 from app.store.db import session_scope
 from app.web import auth
 from app.web import club_night as cn
+from app.web.security import set_seat_cookie
 
 router = APIRouter(prefix="/club", tags=["club"])
 
@@ -514,6 +515,15 @@ def _night_context(
     corrected = {c.result_id for c in corrections}
     form_keys = set(night.pending_tables) | {f"playoff{i}" for i in range(len(night.playoffs))}
     general_errors = [e for k, errs in (form_errors or {}).items() if k not in form_keys for e in errs]
+    tables_now = cn.tables_view(night)
+    if row.mode == "online" and night.phase in ("base", "finals"):
+        for t in tables_now:
+            key = cn.room_key(night.stage, night.current.number, t["key"])
+            entry = row.state.get("rooms", {}).get(key)
+            if entry:
+                t["room_url"] = f"/r/{entry['slug']}"
+                t["room_key"] = key
+                t["play"] = {p: f"/club/nights/{row.id}/play/{key}/{i}" for i, p in enumerate(t["chairs"])}
     ctx: dict[str, Any] = {
         "row": row,
         "night": night,
@@ -521,7 +531,7 @@ def _night_context(
         "programme": cn.PROGRAMME,
         "programme_now": cn.programme_now(night),
         "round_label": cn.round_label(night),
-        "tables_now": cn.tables_view(night),
+        "tables_now": tables_now,
         "standings": night.standings(standings_stage),
         "carry": night.carry_over,
         "stage": standings_stage,
@@ -568,17 +578,67 @@ def _night_page(request: Request, night_id: int, *, status: int = 200, **extra: 
 
 
 @router.get("/nights/{night_id}", response_class=HTMLResponse)
-def night_page(request: Request, night_id: int) -> Response:
+async def night_page(request: Request, night_id: int) -> Response:
+    await cn.sync_online(request.app, night_id)
     return _night_page(request, night_id)
 
 
 @router.get("/nights/{night_id}/live", response_class=HTMLResponse)
-def night_live(request: Request, night_id: int) -> Response:
+async def night_live(request: Request, night_id: int) -> Response:
     """The part of the night page that htmx refreshes every few seconds."""
+    await cn.sync_online(request.app, night_id)
     with session_scope(_engine(request)) as session:
         row, results, night = _night_or_404(session, night_id)
         ctx = _night_context(session, row, results, night)
     return render(request, "club/_night_live.html", ctx)
+
+
+@router.get("/nights/{night_id}/play/{key}/{chair}")
+def play_at_table(request: Request, night_id: int, key: str, chair: int) -> Response:
+    """A player's way into their online table: the seat cookie for that room, then the room."""
+    with session_scope(_engine(request)) as session:
+        row, _results, night = _night_or_404(session, night_id)
+    stage, number, table = (key.split("-", 2) + ["", "", ""])[:3]
+    rnd = next((r for r in night.history() if (r.stage, str(r.number)) == (stage, number)), None)
+    if rnd is None or table not in rnd.seating or not 0 <= chair < len(rnd.seating[table]):
+        raise HTTPException(status_code=404, detail="No such table")
+    link = cn.seat_link(row, key, rnd.seating[table][chair])
+    if link is None:
+        raise HTTPException(status_code=404, detail="That table has no room yet")
+    slug, seat_token = link
+    response = redirect(f"/r/{slug}", request)
+    set_seat_cookie(response, slug=slug, token=seat_token,
+                    secure=bool(request.app.state.settings.secure_cookies))
+    return response
+
+
+@router.post("/nights/{night_id}/bots/{key}", response_class=HTMLResponse)
+async def bots_for_absent(request: Request, night_id: int, key: str) -> Response:
+    """An elder lets bots play the seats of players who are not at their online table."""
+    from app.rooms import Refused
+    from app.web.state import manager_of
+
+    await auth.check_csrf(request)
+    require_elder(request)
+    with session_scope(_engine(request)) as session:
+        row = store.get_night(session, night_id=night_id)
+        if row is None:
+            raise HTTPException(status_code=404, detail="No such night")
+        entry = row.state.get("rooms", {}).get(key)
+    room = manager_of(request.app).get(entry["slug"]) if entry else None
+    if room is None:
+        raise HTTPException(status_code=404, detail="No such table")
+    problems: list[str] = []
+    for seat in list(room.seats):
+        if room.seats[seat].botted or seat in room.present():
+            continue
+        try:
+            await room.hand_to_bot(room.host, seat)
+        except Refused as exc:
+            problems.append(str(exc))
+    if problems:
+        return _night_page(request, night_id, status=409, form_errors={"bots": problems})
+    return redirect(f"/club/nights/{night_id}", request)
 
 
 def parse_result(form: FormData, chairs: list[str]) -> tuple[RoundResult | None, list[str], dict[str, Any]]:

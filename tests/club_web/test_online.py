@@ -1,0 +1,66 @@
+"""A night played online: the night page opens the three rooms of a round through the room
+layer, players get their table links, and a finished table is recorded from the engine."""
+
+from __future__ import annotations
+
+import time
+
+from app.store import club as store
+from app.store.db import session_scope
+from app.web import club_night as cn
+
+from .helpers import NINE, add_members, become_elder, core, create_night, setup_form, token
+
+
+def test_an_online_round_with_bots_is_recorded_automatically(client) -> None:
+    become_elder(client)
+    ids = add_members(client, NINE)
+    data = setup_form(ids, NINE)
+    data["mode"] = "online"
+    night_id = create_night(client, data)
+    url = f"/club/nights/{night_id}"
+    page = client.get(url).text
+    assert page.count("Watch the table") == 3 and page.count(">Play</a>") == 9
+
+    with session_scope(client.app.state.engine) as session:
+        rooms = store.get_night(session, night_id=night_id).state["rooms"]
+    assert sorted(rooms) == ["base-1-mellan", "base-1-taber", "base-1-vinder"]
+    night = core(client, night_id)
+    chairs = night.tables["vinder"]
+    manager = client.app.state.rooms
+    room = manager.get(rooms["base-1-vinder"]["slug"])
+    assert [room.seats[i].name for i in range(3)] == chairs  # seated in chair order
+    assert room.status == "playing"
+
+    # a player's link puts the seat cookie on the room's path and opens the room
+    response = client.get(f"{url}/play/base-1-vinder/1", follow_redirects=False)
+    assert response.headers["location"] == f"/r/{room.slug}"
+    assert f"gurka_seat_{room.slug}=" in response.headers["set-cookie"]
+    assert f"Path=/r/{room.slug}" in response.headers["set-cookie"]
+
+    # nobody came: an elder lets bots play every seat, and the round records itself
+    csrf = token(client, url)
+    for key in rooms:
+        assert client.post(f"{url}/bots/{key}", data={"csrf": csrf}, follow_redirects=False).status_code == 303
+    deadline = time.monotonic() + 25
+    while time.monotonic() < deadline:
+        live = client.get(f"{url}/live").text
+        if "Base round 2 of 16" in live:
+            break
+        time.sleep(0.2)
+    else:
+        raise AssertionError("the online round did not finish")
+
+    with session_scope(client.app.state.engine) as session:
+        results = store.list_results(session, night_id=night_id)
+        rooms = store.get_night(session, night_id=night_id).state["rooms"]
+    assert len(results) == 3 and {r.source for r in results} == {"online"}
+    game = manager.get(rooms["base-1-vinder"]["slug"]).game
+    names = chairs
+    vinder = next(r for r in results if r.table == "vinder").result
+    assert vinder == cn.result_from_game(game, names).to_dict()
+    assert vinder["out"] == [names[s] for s in game.out[:2]]
+    assert "base-2-vinder" in rooms  # the next round's rooms are open, seated by the movement
+    night = core(client, night_id)
+    room2 = manager.get(rooms["base-2-vinder"]["slug"])
+    assert [room2.seats[i].name for i in range(3)] == night.tables["vinder"]
