@@ -179,7 +179,7 @@ def _safe_next(raw: str | None) -> str:
 
 
 @router.get("/login", response_class=HTMLResponse)
-def login_form(request: Request, next: str = "/club") -> Response:  # noqa: A002
+def login_form(request: Request, next: str = "/club") -> Response:
     with session_scope(_engine(request)) as session:
         if store.count_elders(session) == 0:
             return redirect("/club/setup", request)

@@ -238,11 +238,15 @@ def places_chart(points: list[tuple[date, int]], *, title: str) -> Markup:
         return top + inner_h * (place - 1) / 8
 
     parts = [
-        f'<svg class="places-chart" viewBox="0 0 {width} {height}" role="img" '
-        f'aria-labelledby="chart-title" preserveAspectRatio="xMidYMid meet">',
+        (
+            f'<svg class="places-chart" viewBox="0 0 {width} {height}" role="img" '
+            'aria-labelledby="chart-title" preserveAspectRatio="xMidYMid meet">'
+        ),
         f'<title id="chart-title">{escape(title)}</title>',
-        f'<rect class="podium-band" x="{left}" y="{top - 6}" width="{inner_w}" '
-        f'height="{y(3) - top + 12:.1f}" rx="4"/>',
+        (
+            f'<rect class="podium-band" x="{left}" y="{top - 6}" width="{inner_w}" '
+            f'height="{y(3) - top + 12:.1f}" rx="4"/>'
+        ),
     ]
     for place in range(1, 10):
         parts.append(
@@ -406,7 +410,7 @@ async def sync_online(app: Any, night_id: int) -> None:
                         continue
                     result = result_from_game(game, names)
                     with session_scope(engine) as session:
-                        row, results, night = load(session, night_id=night_id)  # type: ignore[misc]
+                        row, _rows, night = load(session, night_id=night_id)  # type: ignore[misc]
                         if table not in night.pending_tables or night.current.number != number:
                             continue
                         night.record(table, result)

@@ -8,7 +8,16 @@ import re
 
 from app.club import RoundResult
 
-from .helpers import NINE, add_members, become_elder, core, create_night, play_by_hand, setup_form, token
+from .helpers import (
+    NINE,
+    add_members,
+    become_elder,
+    core,
+    create_night,
+    play_by_hand,
+    setup_form,
+    token,
+)
 
 
 def test_whole_night_by_hand_then_a_correction_changes_the_winner(client) -> None:
@@ -22,7 +31,7 @@ def test_whole_night_by_hand_then_a_correction_changes_the_winner(client) -> Non
     assert "15:00" in page.text and "Night food" in page.text
     assert page.text.count('class="tag dealer"') == 3  # a first dealer drawn at each table
     assert 'hx-trigger="every 5s"' in page.text
-    assert page.text.count('action="/club/nights/%d/results"' % night_id) == 3
+    assert page.text.count(f'action="/club/nights/{night_id}/results"') == 3
 
     night = play_by_hand(client, night_id, shift_of=lambda stage, rnd, table: rnd % 3)
     assert night.phase == "done"

@@ -11,8 +11,17 @@ from app.store.db import session_scope
 from app.web import auth
 
 from .helpers import (
-    NINE, PASSWORD, add_members, become_elder, by_chair_form, core, create_night,
-    finished_night_in_store, member_ids, setup_form, token,
+    NINE,
+    PASSWORD,
+    add_members,
+    become_elder,
+    by_chair_form,
+    core,
+    create_night,
+    finished_night_in_store,
+    member_ids,
+    setup_form,
+    token,
 )
 
 

@@ -69,9 +69,8 @@ def test_members(engine) -> None:
         store.update_member(s, member_id=ann.id, active=False)
         assert store.count_elders(s) == 0
         assert [m.name for m in store.list_members(s, active_only=True)] == ["bo", "Cee"]
-    with pytest.raises(IntegrityError):
-        with session_scope(engine) as s:
-            store.add_member(s, name="Cee")
+    with pytest.raises(IntegrityError), session_scope(engine) as s:
+        store.add_member(s, name="Cee")
 
 
 def test_night_results_and_corrections(engine) -> None:
@@ -105,12 +104,11 @@ def test_night_results_and_corrections(engine) -> None:
         store.save_night_state(s, night_id=night_id, state={"phase": "done"}, status="done", winner="c")
         assert store.last_done_night(s).id == night_id
         assert store.last_done_night(s, before_id=night_id) is None
-    with pytest.raises(IntegrityError):
-        with session_scope(engine) as s:
-            store.add_result(
-                s, night_id=night_id, phase="base", round_no=1, table="vinder",
-                result={}, recorded_by="Ann",
-            )
+    with pytest.raises(IntegrityError), session_scope(engine) as s:
+        store.add_result(
+            s, night_id=night_id, phase="base", round_no=1, table="vinder",
+            result={}, recorded_by="Ann",
+        )
 
 
 def test_poll_votes_and_beer(engine) -> None:

@@ -95,6 +95,7 @@ def server(tmp_path: Path) -> Iterator[str]:
 def shot(page, name: str) -> None:  # type: ignore[no-untyped-def]
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+    page.screenshot(path=str(SHOTS / f"{name}_top.png"))  # the first screenful, at full size
 
 
 def test_elder_sets_up_a_night_and_a_member_follows_it(server: str) -> None:
@@ -174,6 +175,10 @@ def test_elder_sets_up_a_night_and_a_member_follows_it(server: str) -> None:
             member.locator("table.hof tbody th a").first.click()
             expect(member.locator("svg.places-chart circle")).to_have_count(3)
             shot(member, "player_phone")
+            member.goto(f"{server}/club/nights/3")
+            expect(member.locator(".placement li")).to_have_count(9)
+            expect(member.locator("#next-night")).to_contain_text("proposes two dates")
+            shot(member, "done_night_phone")
             elder.goto(f"{server}/club/hall-of-fame")
             shot(elder, "hof_laptop")
             elder.goto(member.url)
