@@ -86,3 +86,38 @@ def test_whole_night_by_hand_then_a_correction_changes_the_winner(client) -> Non
     assert first_row.group(1) == new_winner
     # the winner hosts the next night: the setup form proposes them
     assert f'value="{new_winner}"' in client.get("/club/nights/new").text
+
+
+def test_a_correction_that_moves_players_offers_to_discard_later_results(client) -> None:
+    become_elder(client)
+    ids = add_members(client, NINE)
+    night_id = create_night(client, setup_form(ids, NINE))
+    csrf = token(client, f"/club/nights/{night_id}")
+    for _ in range(6):  # two base rounds by chair order
+        night = core(client, night_id)
+        table = night.pending_tables[0]
+        client.post(f"/club/nights/{night_id}/results", data={
+            "csrf": csrf, "table": table, "phase": "base", "round": str(night.current.number),
+            "first_out": night.tables[table][0], "second_out": night.tables[table][1],
+            "winner": night.tables[table][2]})
+    night = core(client, night_id)
+    assert night.round == 2
+    first = night.history("base")[0]
+    chairs = list(first.seating["vinder"])
+    page = client.get(f"/club/nights/{night_id}").text
+    start = page.index("Base round 1</summary>")
+    result_id = re.search(rf"/club/nights/{night_id}/results/(\d+)/correct", page[start:]).group(1)
+    url = f"/club/nights/{night_id}/results/{result_id}/correct"
+    swapped = {"csrf": csrf, "first_out": chairs[1], "second_out": chairs[0], "winner": chairs[2],
+               "reason": "The first two went out the other way round"}
+    refused = client.post(url, data=swapped)
+    assert refused.status_code == 422
+    assert "makes the later result" in refused.text and 'name="drop_later"' in refused.text
+    assert core(client, night_id).round == 2  # nothing changed
+    done = client.post(url, data={**swapped, "drop_later": "yes"}, follow_redirects=False)
+    assert done.status_code == 303, done.text
+    night = core(client, night_id)
+    assert night.round == 1 and night.history("base")[0].results["vinder"].first_out == chairs[1]
+    page = client.get(f"/club/nights/{night_id}").text
+    assert "The first two went out the other way round" in page
+    assert "Base round 2 of 16" in page
