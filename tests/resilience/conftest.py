@@ -36,6 +36,9 @@ from websockets.exceptions import ConnectionClosed
 from app.web.security import seat_cookie_name
 
 ROOT = Path(__file__).resolve().parents[2]
+LOG_CONFIG = (
+    Path(__file__).resolve().parent / "server_logging.json"
+)  # app loggers into the server log
 
 HX_VALS = re.compile(r"hx-vals='([^']*)'")
 DATA_LEGAL = re.compile(r"data-legal='([^']*)'")
@@ -123,8 +126,8 @@ class ServerProcess:
                 "--timeout-graceful-shutdown",
                 "10",
                 "--no-access-log",
-                "--log-level",
-                "info",
+                "--log-config",
+                str(LOG_CONFIG),
             ],
             cwd=ROOT,
             env=env,
@@ -168,6 +171,12 @@ class ServerProcess:
     def restart(self, **kwargs: Any) -> ServerProcess:
         self.kill()
         return self.start(**kwargs)
+
+    def log_text(self) -> str:
+        try:
+            return self.log_path.read_text(errors="replace")
+        except OSError:
+            return ""
 
     def log_tail(self, lines: int = 60) -> str:
         try:
@@ -481,3 +490,39 @@ async def autoplay(client: SeatClient, rng: Any, stop: asyncio.Event) -> int:
         waiter.cancel()
         stopper.cancel()
     return sent
+
+
+def raw_websocket(
+    port: int, path: str, *, cookie: str | None = None, rcvbuf: int = 4096
+) -> socket.socket:
+    """A websocket that completes the handshake and then never reads: a phone in a tunnel.
+
+    The receive buffer is kept small, as on a congested mobile link, so the server feels the
+    backlog quickly.
+    """
+    import base64
+
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+    sock.settimeout(10)
+    sock.connect(("127.0.0.1", port))
+    key = base64.b64encode(os.urandom(16)).decode()
+    lines = [
+        f"GET {path} HTTP/1.1",
+        f"Host: 127.0.0.1:{port}",
+        "Upgrade: websocket",
+        "Connection: Upgrade",
+        f"Sec-WebSocket-Key: {key}",
+        "Sec-WebSocket-Version: 13",
+    ]
+    if cookie:
+        lines.append(f"Cookie: {cookie}")
+    sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
+    head = b""
+    while b"\r\n\r\n" not in head:
+        chunk = sock.recv(1)  # byte by byte: leave every frame after the headers unread
+        if not chunk:
+            raise ConnectionError("closed during the handshake")
+        head += chunk
+    assert head.startswith(b"HTTP/1.1 101"), head
+    return sock
