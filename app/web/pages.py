@@ -121,6 +121,14 @@ async def join(request: Request, slug: str, manager: ManagerDep, templates: Temp
 RULES_DIR = Path(__file__).resolve().parents[2] / "templates" / "rules"
 
 
+@router.get("/rules/", response_class=HTMLResponse)
+@router.get("/rules", response_class=HTMLResponse, include_in_schema=False)
+def rules_index(request: Request, templates: TemplatesDep) -> Response:
+    if not (RULES_DIR / "index.html").is_file():
+        raise HTTPException(404, "No rules pages yet.")
+    return templates.TemplateResponse(request, "rules/index.html", {"presets": _presets()})
+
+
 @router.get("/rules/{preset}", response_class=HTMLResponse)
 def rules_page(request: Request, preset: str, templates: TemplatesDep) -> Response:
     if preset not in _presets() or not (RULES_DIR / f"{preset}.html").is_file():
