@@ -31,7 +31,9 @@ def test_two_writers_on_the_same_version_exactly_one_wins(database_url: str) -> 
             barrier = threading.Barrier(2)
             outcome: dict[str, str] = {}
 
-            def write(name: str) -> None:
+            def write(
+                name: str, seen: int, barrier: threading.Barrier, outcome: dict[str, str]
+            ) -> None:
                 try:
                     with session_scope(engine) as session:
                         barrier.wait(10)
@@ -47,7 +49,9 @@ def test_two_writers_on_the_same_version_exactly_one_wins(database_url: str) -> 
                 except Exception as exc:  # noqa: BLE001  (an integrity error also means: lost)
                     outcome[name] = f"error {type(exc).__name__}"
 
-            threads = [threading.Thread(target=write, args=(n,)) for n in ("A", "B")]
+            threads = [
+                threading.Thread(target=write, args=(n, seen, barrier, outcome)) for n in ("A", "B")
+            ]
             for t in threads:
                 t.start()
             for t in threads:
