@@ -1,0 +1,214 @@
+"""Several app processes, one room: follow the changes other processes commit.
+
+With Postgres, any process can serve any room (rooms are rebuilt from their event log). Each
+process runs one `RoomSync`: its doorbell (`pg_notify.Listener`) rings with `<room>:<version>`
+after another process committed a change; the room then reads the events above the version it
+has, applies them to its in-memory game, adopts the stored seats, status and host, and pushes
+each seat's view. After every listener (re)connect every room this process serves is checked
+against the database, so a lost notification costs nothing.
+
+Bots act from the process whose change moved the room (its action path schedules them). A
+process that only *follows* a room schedules a bot as a fallback only when nothing has moved
+for a while (the other process may have died); if two bots race, the database's version check
+lets exactly one win and the other move is dropped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import select
+from sqlmodel import Session
+
+from app.rooms import engine
+from app.rooms.pg_notify import Listener
+from app.store import rooms as store
+
+if TYPE_CHECKING:
+    from app.rooms.manager import RoomManager
+    from app.rooms.room import LiveRoom
+
+log = logging.getLogger("gurka.rooms.sync")
+
+FALLBACK_BOT_SECONDS = 3.0  # a follower lets a bot move after this long without progress
+
+
+def _read_session(manager: RoomManager) -> Session:
+    """A session whose reads all see one snapshot (the row, the seats and the events agree)."""
+    db = manager.db
+    if db.dialect.name == "postgresql":
+        db = db.execution_options(isolation_level="REPEATABLE READ")
+    return Session(db, expire_on_commit=False)
+
+
+def load_room(manager: RoomManager, slug: str) -> LiveRoom | None:
+    """Bring a room this process has not served yet (created by another process) from the log."""
+    with _read_session(manager) as session:
+        row = store.get_room(session, slug=slug)
+        if row is None or row.id is None:
+            return None
+        seats = store.list_seats(session, room_id=row.id)
+        events = store.list_events(session, room_id=row.id)
+    room = manager._build(row, seats, events)
+    log.info("room %s loaded from the database at version %s", room.id, room.version)
+    return room
+
+
+def catch_up_locked(room: LiveRoom) -> bool:
+    """Apply the stored events above `room.version` (the caller holds `room.lock`).
+
+    Returns True if the room changed. Anything unexpected (a gap, an event that does not
+    apply) falls back to rebuilding the whole room from its log.
+    """
+    from app.rooms.room import Seat
+
+    manager = room.manager
+    with _read_session(manager) as session:
+        row = store.get_room_by_id(session, room_id=room.id)
+        if row is None or row.version <= room.version:
+            return False
+        events = store.list_events(session, room_id=room.id, after=room.version)
+        seats = store.list_seats(session, room_id=room.id)
+    if not events or events[0].seq != room.version + 1 or events[-1].seq != row.version:
+        _rebuild(room, row, seats)
+        return True
+    game = room.game
+    try:
+        for event in events:
+            payload: dict[str, Any] = dict(event.payload)
+            if event.kind == "start":
+                game = engine.make_game(
+                    room.preset,
+                    len(payload["players"]),
+                    payload["dealer"],
+                    payload.get("options", room.options),
+                )
+            elif event.kind == "deal" and game is not None:
+                engine.replay_deal(game, payload)
+            elif event.kind == "act" and game is not None and event.seat is not None:
+                engine.apply(game, payload["action"], event.seat)
+    except Exception:
+        log.exception(
+            "room %s: events above %s did not apply; rebuilding it", room.id, room.version
+        )
+        _rebuild(room, row, seats)
+        return True
+    room.game = game
+    room.version = row.version
+    room.status = row.status
+    room.host = row.host
+    room.seats = {
+        s.seat: Seat(s.seat, s.name, s.token_hash, s.is_bot, s.bot_controlled) for s in seats
+    }
+    _reseat(room)
+    return True
+
+
+def _rebuild(room: LiveRoom, row: store.Room, seats: list[store.RoomSeat]) -> None:
+    """Replace the room's state with a fresh rebuild from the whole log."""
+    manager = room.manager
+    with _read_session(manager) as session:
+        row = store.get_room_by_id(session, room_id=room.id) or row
+        seats = store.list_seats(session, room_id=room.id)
+        events = store.list_events(session, room_id=room.id)
+    fresh = manager._build(row, seats, events)
+    room.status, room.version, room.host = fresh.status, fresh.version, fresh.host
+    room.seats, room.game = fresh.seats, fresh.game
+    _reseat(room)
+
+
+def _reseat(room: LiveRoom) -> None:
+    for conn in room.connections:
+        conn.seat = room.seat_of(conn.token_hash)
+
+
+class RoomSync:
+    """The doorbell of one process: keeps every room it serves in step with the database."""
+
+    def __init__(
+        self, manager: RoomManager, url: str, *, fallback_bot_seconds: float = FALLBACK_BOT_SECONDS
+    ) -> None:
+        self.manager = manager
+        self.listener = Listener(url, self.on_notify, self.on_resync)
+        self.fallback_bot_seconds = fallback_bot_seconds
+        self._by_id: dict[int, LiveRoom] = {}
+        self._watchdogs: dict[int, asyncio.Task[None]] = {}
+
+    def start(self) -> None:
+        self.listener.start()
+
+    async def stop(self) -> None:
+        await self.listener.stop()
+        for task in list(self._watchdogs.values()):
+            task.cancel()
+        for task in list(self._watchdogs.values()):
+            with contextlib.suppress(BaseException):
+                await task
+        self._watchdogs.clear()
+
+    def room_by_id(self, room_id: int) -> LiveRoom | None:
+        room = self._by_id.get(room_id)
+        if room is None or self.manager.rooms.get(room.slug) is not room:
+            self._by_id = {r.id: r for r in self.manager.rooms.values()}
+            room = self._by_id.get(room_id)
+        return room
+
+    async def on_notify(self, room_id: int, version: int) -> None:
+        room = self.room_by_id(room_id)
+        if room is None or room.version >= version:
+            return  # not served here, or our own change
+        await self.catch_up(room)
+
+    async def on_resync(self) -> None:
+        """After a (re)connect: every served room that fell behind catches up."""
+        with _read_session(self.manager) as session:
+            versions = dict(session.execute(select(store.Room.id, store.Room.version)).all())  # type: ignore[call-overload]
+        behind = [
+            r
+            for r in list(self.manager.rooms.values())
+            if versions.get(r.id, r.version) > r.version
+        ]
+        if behind:
+            log.info("resync: %d room(s) behind the database", len(behind))
+        for room in behind:
+            await self.catch_up(room)
+
+    async def catch_up(self, room: LiveRoom) -> bool:
+        async with room.lock:
+            try:
+                changed = catch_up_locked(room)
+            except Exception:
+                log.exception("room %s: could not catch up", room.id)
+                return False
+        if changed:
+            room.publish()
+            self.watch_bot(room)
+        return changed
+
+    def watch_bot(self, room: LiveRoom) -> None:
+        """If a bot is to move, let it move from here only if nobody else does it soon."""
+        g = room.game
+        if g is None or room.status != "playing" or g.over or g.to_act is None:
+            return
+        seat = room.seats.get(g.to_act)
+        if seat is None or not seat.botted:
+            return
+        old = self._watchdogs.get(room.id)
+        if old is not None and not old.done():
+            old.cancel()
+        self._watchdogs[room.id] = asyncio.get_running_loop().create_task(
+            self._fallback(room, room.version), name=f"bot-fallback-{room.slug}"
+        )
+
+    async def _fallback(self, room: LiveRoom, version: int) -> None:
+        await asyncio.sleep(self.manager.bot_delay + self.fallback_bot_seconds)
+        if room.version == version:
+            log.info(
+                "room %s: no move for %.1f s; a bot moves from this process",
+                room.id,
+                self.fallback_bot_seconds,
+            )
+            room.schedule_bot()
