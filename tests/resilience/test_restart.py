@@ -15,8 +15,8 @@ from tests.resilience.conftest import (
 )
 
 
-async def test_kill_9_mid_deal_then_restart_loses_nothing(start_server, sqlite_file_url) -> None:
-    server = start_server(sqlite_file_url)
+async def test_kill_9_mid_deal_then_restart_loses_nothing(database_url, start_server) -> None:
+    server = start_server(database_url)
     _slug, clients = await seat_three(server.url, target=5)
     for c in clients:
         await c.connect()
@@ -49,10 +49,10 @@ async def test_kill_9_mid_deal_then_restart_loses_nothing(start_server, sqlite_f
         await c.close()
 
 
-async def test_kill_9_while_moves_are_in_flight(start_server, sqlite_file_url) -> None:
+async def test_kill_9_while_moves_are_in_flight(database_url, start_server) -> None:
     """Bots play flat out and the server dies at a random moment: whatever any client was told
     survives (commit before publish), and every seat comes back to one consistent table."""
-    server = start_server(sqlite_file_url)
+    server = start_server(database_url)
     _slug, clients = await seat_three(server.url, target=5)
     for c in clients:
         await c.connect()

@@ -9,8 +9,8 @@ import random
 from tests.resilience.conftest import all_at, play_step, play_to_end, seat_three, start_game
 
 
-async def test_sigterm_closes_with_1012_and_nothing_is_lost(start_server, sqlite_file_url) -> None:
-    server = start_server(sqlite_file_url)
+async def test_sigterm_closes_with_1012_and_nothing_is_lost(database_url, start_server) -> None:
+    server = start_server(database_url)
     _slug, clients = await seat_three(server.url, target=5)
     for c in clients:
         await c.connect()
