@@ -187,12 +187,12 @@ class Server:
                 self.proc.wait(5)
 
 
-def start_app(workdir: Path) -> Server:
+def start_app(workdir: Path, database_url: str | None = None) -> Server:
     port = free_port()
     env = dict(os.environ)
     env.update(
         {
-            "DATABASE_URL": f"sqlite:///{workdir / 'bench.db'}",
+            "DATABASE_URL": database_url or f"sqlite:///{workdir / 'bench.db'}",
             "BOT_DELAY": "0",
             "SECRET_KEY": "bench",
             "PYTHONUNBUFFERED": "1",
@@ -580,6 +580,11 @@ async def main() -> None:
     parser.add_argument(
         "--target", type=int, default=None, help="game target points (default: the preset's)"
     )
+    parser.add_argument(
+        "--database-url",
+        help="database for the app the bench starts (default: a fresh SQLite file); "
+        "a Postgres database should be empty",
+    )
     parser.add_argument("--no-fanout", action="store_true", help="skip the bare fan-out comparison")
     parser.add_argument("--json", action="store_true", help="also print the figures as JSON")
     args = parser.parse_args()
@@ -597,7 +602,9 @@ async def main() -> None:
                 loopback_only(args.url)
                 base, pid = args.url.rstrip("/"), args.pid
             else:
-                app = start_app(workdir)
+                if args.database_url and not args.database_url.startswith("sqlite"):
+                    loopback_only(args.database_url)
+                app = start_app(workdir, args.database_url)
                 started.append(app)
                 base, pid = app.url, app.pid
             results = [
