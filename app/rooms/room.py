@@ -132,7 +132,7 @@ class LiveRoom:
 
     def can_hand_to_bot(self, seat: int) -> bool:
         s = self.seats.get(seat)
-        if s is None or s.botted or self.status != "playing":
+        if s is None or s.botted or self.status != "playing" or seat in self.present():
             return False
         return self.absent_for(seat) >= self.manager.takeover_seconds
 

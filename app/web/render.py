@@ -203,6 +203,8 @@ def status_line(ctx: dict[str, Any]) -> str:
     """One sentence: whose turn it is (used by the template and by screen readers)."""
     view = ctx.get("view")
     if view is None:
+        if ctx.get("is_host"):
+            return "You are the host: start when everyone is here."
         return "Waiting for the host to start the game."
     if view.get("over"):
         return "The game is over."
