@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import random
 import typing
@@ -75,10 +76,8 @@ def option_fields(preset: str) -> list[OptionField]:
     """The host-facing options of a preset, with their type and the preset's default."""
     ruleset = PRESETS[preset]
     hints: dict[str, Any] = {}
-    try:
+    with contextlib.suppress(NameError, TypeError):  # unresolvable annotations: fall back to defaults
         hints = typing.get_type_hints(type(ruleset))
-    except Exception:
-        pass
     fields: list[OptionField] = []
     others = [p for p in PRESETS if p != preset]
     choices_table: dict[str, tuple[str, ...]] = {}

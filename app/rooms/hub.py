@@ -79,7 +79,7 @@ class Connection:
                 await self._send(frame)
         except asyncio.CancelledError:
             raise
-        except Exception:  # the socket went away: the receive loop will see it
+        except Exception:  # noqa: BLE001  (the socket went away: the receive loop will see it)
             self.closed = True
 
     async def stop(self) -> None:

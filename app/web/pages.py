@@ -107,7 +107,7 @@ async def join(request: Request, slug: str, manager: ManagerDep, templates: Temp
         return RedirectResponse(f"/r/{slug}", status_code=303)
     form = await request.form()
     try:
-        seat, token = await room.join(str(form.get("name", ""))[:MAX_FORM_FIELD])
+        _seat, token = await room.join(str(form.get("name", ""))[:MAX_FORM_FIELD])
     except Refused as refused:
         seat_ctx = table_context(room, None)
         seat_ctx["status_text"] = status_line(seat_ctx)

@@ -27,7 +27,7 @@
     var button = table.querySelector("[data-send-selection]");
     if (!button) return;
     var ok = false;
-    if (mode === "play") {
+    if (mode === "select") {
       var legal = [];
       try { legal = JSON.parse(hand.dataset.legal || "[]"); } catch (e) { legal = []; }
       var want = cards.slice().sort().join(" ");

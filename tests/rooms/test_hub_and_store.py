@@ -9,8 +9,8 @@ import pytest
 
 from app.rooms.hub import Connection
 from app.rooms.tokens import hash_token, new_slug, new_token, token_matches
-from app.store.db import make_engine, session_scope, upgrade
 from app.store import rooms as store
+from app.store.db import make_engine, session_scope, upgrade
 
 
 async def test_a_client_that_stops_reading_is_dropped_not_waited_for() -> None:
@@ -60,9 +60,8 @@ def test_record_events_is_versioned(tmp_path: Path) -> None:
         v = store.record_events(session, room_id=room.id, seen_version=0,
                                 events=[(0, "create", {}), (0, "join", {"seat": 0})])
         assert v == 2
-    with pytest.raises(store.VersionConflict):
-        with session_scope(engine) as session:
-            store.record_events(session, room_id=room.id, seen_version=1, events=[(1, "join", {})])
+    with pytest.raises(store.VersionConflict), session_scope(engine) as session:
+        store.record_events(session, room_id=room.id, seen_version=1, events=[(1, "join", {})])
     with session_scope(engine) as session:
         events = store.list_events(session, room_id=room.id)
         assert [(e.seq, e.kind) for e in events] == [(1, "create"), (2, "join")]

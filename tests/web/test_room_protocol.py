@@ -161,7 +161,7 @@ def test_bad_messages_are_refused_and_change_nothing(web: TestClient) -> None:
 
 
 def test_reconnect_restores_the_seat_and_the_table(web: TestClient) -> None:
-    slug, room, players = three_players(web)
+    _slug, room, players = three_players(web)
     start(players, room)
     rng = random.Random(1)
     for _ in range(4):
@@ -185,7 +185,7 @@ def test_reconnect_restores_the_seat_and_the_table(web: TestClient) -> None:
 
 
 def test_host_hands_an_absent_seat_to_a_bot_and_the_player_takes_it_back(web: TestClient) -> None:
-    slug, room, players = three_players(web)
+    _slug, room, players = three_players(web)
     start(players, room)
     players[2].close()
     players[0].drain(1), players[1].drain(1)

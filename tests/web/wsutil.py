@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import html
 import json
 import re
@@ -84,10 +85,8 @@ class Player:
             cm, self._cm, self.ws = self._cm, None, None
             if self in OPEN:
                 OPEN.remove(self)
-            try:
+            with contextlib.suppress(Exception):  # already closed by the server
                 cm.__exit__(None, None, None)
-            except Exception:
-                pass
 
     def recv(self) -> dict[str, Any]:
         frame = json.loads(self.ws.receive_text())
