@@ -29,4 +29,4 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
     CMD python -c "import os, urllib.request; urllib.request.urlopen(f'http://127.0.0.1:{os.environ.get(\"PORT\", \"8000\")}/healthz', timeout=2)"
 
 # The app upgrades the schema at start; uvicorn with websockets-sansio and no compression.
-CMD ["sh", "-c", "exec uvicorn app.main:create_app --factory --host \"$HOST\" --port \"$PORT\" --ws websockets-sansio --ws-per-message-deflate false --proxy-headers --forwarded-allow-ips='*' --timeout-graceful-shutdown 10"]
+CMD ["sh", "-c", "exec uvicorn app.main:create_app --factory --host \"$HOST\" --port \"$PORT\" --ws websockets-sansio --ws-per-message-deflate false --ws-max-size 65536 --proxy-headers --forwarded-allow-ips='*' --timeout-graceful-shutdown 10"]

@@ -22,6 +22,10 @@ STATIC = ROOT / "static"
 
 log = logging.getLogger("gurka")
 
+# uvicorn refuses larger websocket frames outright; the room protocol refuses anything over
+# its own (smaller) limit with a message.
+WS_MAX_FRAME = 64 * 1024
+
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     """Build the app: schema upgraded, engine, templates, static files and every router."""
@@ -59,6 +63,7 @@ def serve(settings: Settings, *, reload: bool = False) -> None:
         reload=reload,
         ws="websockets-sansio",
         ws_per_message_deflate=False,
+        ws_max_size=WS_MAX_FRAME,
         timeout_graceful_shutdown=10,
         proxy_headers=True,
     )
