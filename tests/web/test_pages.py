@@ -69,8 +69,11 @@ def test_join_page_and_full_table(web: TestClient) -> None:
 
 
 def test_rules_pages(web: TestClient) -> None:
-    assert web.get("/rules/gurka-night").status_code == 200
-    assert web.get("/rules/").status_code == 200
+    for slug in ["", "gurka-night", "gurka-is", "vidivellir", "kurkku", "rassi"]:
+        page = web.get(f"/rules/{slug}")
+        assert page.status_code == 200, slug
+        assert f'<a href="/rules/{slug}" aria-current="page">' in page.text, slug
+        assert page.text.count('aria-current="page"') == 1, slug
     assert web.get("/rules/poker").status_code == 404
 
 
