@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+import inspect
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from sqlalchemy import Engine
@@ -19,6 +20,7 @@ log = logging.getLogger("gurka.rooms")
 
 TableRenderer = Callable[[LiveRoom, "int | None"], str]
 NoticeRenderer = Callable[[str, str], str]
+GameOverObserver = Callable[[LiveRoom], "Awaitable[None] | None"]
 
 
 class RoomManager:
@@ -39,6 +41,7 @@ class RoomManager:
         self.render_notice: NoticeRenderer = render_notice or (lambda message, level: message)
         self._create_lock = asyncio.Lock()
         self.loaded = False
+        self.game_over_observers: list[GameOverObserver] = []
 
     # ------------------------------------------------------------------ life cycle
 
@@ -104,6 +107,22 @@ class RoomManager:
         for conn in room.connections:
             conn.seat = room.seat_of(conn.token_hash)
 
+    # ------------------------------------------------------------------ observers
+
+    def on_game_over(self, observer: GameOverObserver) -> None:
+        """Call `observer(room)` (a function or a coroutine function) each time a game in this
+        process ends, after its final event is committed and published."""
+        self.game_over_observers.append(observer)
+
+    async def game_over(self, room: LiveRoom) -> None:
+        for observer in list(self.game_over_observers):
+            try:
+                result = observer(room)
+                if inspect.isawaitable(result):
+                    await result
+            except Exception:
+                log.exception("room %s: a game-over observer failed", room.id)
+
     # ------------------------------------------------------------------ storage
 
     def store_commit(
@@ -132,6 +151,26 @@ class RoomManager:
 
     def get(self, slug: str) -> LiveRoom | None:
         return self.rooms.get(slug)
+
+    async def create_table(
+        self, *, preset: str, options: dict[str, Any], names: list[str], dealer: int
+    ) -> LiveRoom:
+        """A room seated by name, in the given order, started at once with `dealer` (a seat
+        number) dealing first: a club table whose chairs and first dealer were drawn by lot.
+
+        Nobody holds a seat token yet (the ones made while seating are thrown away): give a
+        player theirs with `room.issue_token(seat)`. Seat 0 is the host; the server acts as host
+        for such tables (bots for absent players).
+        """
+        if not names:
+            raise Refused("A table needs players.")
+        room, _token = await self.create_room(
+            preset=preset, options=options, seats=len(names), host_name=names[0]
+        )
+        for name in names[1:]:
+            await room.join(name)
+        await room.start(0, dealer=dealer)
+        return room
 
     async def create_room(
         self,

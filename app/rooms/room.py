@@ -174,6 +174,7 @@ class LiveRoom:
 
     async def _run(self, fn: Callable[[], Any]) -> Any:
         async with self.lock:
+            was_over = self.status == "over"
             try:
                 result = fn()
             except Refused:
@@ -182,8 +183,11 @@ class LiveRoom:
                 log.exception("room %s: change failed, reloading from the event log", self.id)
                 await self._recover()
                 raise Refused("Something went wrong on the server; the table was reloaded.") from None
+            game_over = self.status == "over" and not was_over
         self.publish()
         self.schedule_bot()
+        if game_over:
+            await self.manager.game_over(self)
         return result
 
     def _auto_deal(self) -> list[Event]:
@@ -256,7 +260,9 @@ class LiveRoom:
 
         await self._run(fn)
 
-    async def start(self, by: int | None) -> None:
+    async def start(self, by: int | None, *, dealer: int | None = None) -> None:
+        """Start the game; the first dealer is drawn here unless given (a seat number)."""
+
         def fn() -> None:
             self._require_host(by)
             self._require_lobby()
@@ -270,10 +276,12 @@ class LiveRoom:
             order = sorted(self.seats.values(), key=lambda s: s.seat)
             renumber = {s.seat: i for i, s in enumerate(order)}
             seats = {renumber[s.seat]: replace(s, seat=renumber[s.seat]) for s in order}
-            dealer = self.rng.randrange(n)
-            game = engine.make_game(self.preset, n, dealer, self.options)
+            first = self.rng.randrange(n) if dealer is None else renumber.get(dealer)
+            if first is None:
+                raise Refused("The first dealer must be someone at the table.")
+            game = engine.make_game(self.preset, n, first, self.options)
             events: list[Event] = [(by, "start", {"players": [seats[i].name for i in range(n)],
-                                                  "dealer": dealer, "options": self.options})]
+                                                  "dealer": first, "options": self.options})]
             previous_game = self.game
             self.game = game
             try:
@@ -360,6 +368,24 @@ class LiveRoom:
 
         await self._run(fn)
 
+    async def issue_token(self, seat: int) -> str:
+        """A fresh seat token for `seat`, replacing the previous one (whoever held the old token
+        now only watches). Only the token's hash is stored; the token goes to the caller."""
+
+        def fn() -> str:
+            s = self.seats.get(seat)
+            if s is None or s.is_bot:
+                raise Refused("That seat has no player.")
+            token = new_token()
+            seats = dict(self.seats)
+            seats[seat] = replace(s, token_hash=hash_token(token))
+            self._commit([(seat, "token", {"seat": seat})], seats=seats)
+            for conn in self.connections:
+                conn.seat = self.seat_of(conn.token_hash)
+            return token
+
+        return await self._run(fn)
+
     async def take_back(self, seat: int | None) -> None:
         def fn() -> None:
             s = self.seats.get(seat) if seat is not None else None
@@ -373,39 +399,45 @@ class LiveRoom:
 
     # ------------------------------------------------------------------ bots
 
-    def schedule_bot(self) -> None:
+    def bot_seat(self) -> int | None:
+        """The seat a bot should move for now, if any."""
         g = self.game
         if g is None or self.status != "playing" or g.over or g.to_act is None:
-            return
+            return None
         s = self.seats.get(g.to_act)
-        if s is None or not s.botted:
+        return s.seat if s is not None and s.botted else None
+
+    def schedule_bot(self) -> None:
+        """Let a bot move if one is due. Idempotent: called after every accepted change and every
+        seat change; a pending bot turn decides whose turn it is only when it runs, and looks again
+        after its move, so a change made while it waited is never missed."""
+        if self.bot_seat() is None:
             return
         if self._bot_task is not None and not self._bot_task.done():
             return
         with contextlib.suppress(RuntimeError):
-            self._bot_task = asyncio.get_running_loop().create_task(
-                self._bot_turn(self.version), name=f"bot-{self.slug}"
-            )
+            self._bot_task = asyncio.get_running_loop().create_task(self._bot_turn(), name=f"bot-{self.slug}")
 
-    async def _bot_turn(self, version: int) -> None:
+    async def _bot_turn(self) -> None:
         await asyncio.sleep(self.manager.bot_delay)
         try:
             async with self.lock:
-                g = self.game
-                if g is None or self.version != version or g.to_act is None:
+                seat = self.bot_seat()
+                version = self.version
+                if seat is None or self.game is None:
                     return
-                seat = g.to_act
-                if not self.seats[seat].botted:
-                    return
-                action = engine.bot_action(g, seat, self.rng)
+                action = engine.bot_action(self.game, seat, self.rng)
         except Exception:
             log.exception("room %s: the bot could not choose", self.id)
             return
-        self._bot_task = None
         try:
             await self.act(seat, action, version, bot=True)
         except Refused as refused:
-            log.warning("room %s: bot move refused: %s", self.id, refused)
+            log.info("room %s: bot move refused: %s", self.id, refused)
+        if self._bot_task is asyncio.current_task():
+            self._bot_task = None
+        if self.version != version:  # something moved (this move or another): look again
+            self.schedule_bot()
 
     async def stop(self) -> None:
         if self._bot_task is not None:
