@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-import logging
 import inspect
+import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
