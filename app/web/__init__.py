@@ -1,7 +1,9 @@
 """Web layer: pages, the room websocket, rendering and security.
 
 `install(app)` includes the routers; `running(app)` (entered in the app lifespan) starts the
-room manager, which brings every stored room back and lets bots carry on, and stops it.
+room manager, which brings every stored room back and lets bots carry on, hooks the club's
+online nights to the end of their games (and catches up with games that ended while the app was
+down), and stops the manager.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from app.web import club, pages, ws
+from app.web import club, club_online, pages, ws
 from app.web.state import manager_of, templates_of
 
 
@@ -26,7 +28,9 @@ def install(app: FastAPI) -> None:
 @asynccontextmanager
 async def running(app: FastAPI) -> AsyncIterator[None]:
     manager = manager_of(app)
+    club_online.install(app)
     await manager.start()
+    await club_online.catch_up(app)  # results of games that ended while the app was down
     try:
         yield
     finally:

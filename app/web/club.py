@@ -22,7 +22,7 @@ from app.club import CorrectionError, DatePoll, Night, RoundResult, start_tables
 from app.club.constants import BASE_TABLES, PLAYERS
 from app.store import club as store
 from app.store.db import session_scope
-from app.web import auth
+from app.web import auth, club_online
 from app.web import club_night as cn
 from app.web.security import set_seat_cookie
 
@@ -476,6 +476,8 @@ async def new_night_submit(request: Request) -> Response:
             night_id = row.id
     if errors:
         return _setup_page(request, typed, errors, status=422)
+    if typed["mode"] == "online":
+        await club_online.advance(request.app, night_id)  # type: ignore[arg-type]
     return redirect(f"/club/nights/{night_id}", request)
 
 
@@ -516,14 +518,23 @@ def _night_context(
     form_keys = set(night.pending_tables) | {f"playoff{i}" for i in range(len(night.playoffs))}
     general_errors = [e for k, errs in (form_errors or {}).items() if k not in form_keys for e in errs]
     tables_now = cn.tables_view(night)
+    online_playoffs: list[dict[str, Any]] = []
     if row.mode == "online" and night.phase in ("base", "finals"):
         for t in tables_now:
-            key = cn.room_key(night.stage, night.current.number, t["key"])
-            entry = row.state.get("rooms", {}).get(key)
-            if entry:
+            key = club_online.room_key(night.stage, night.current.number, t["key"])
+            entry = club_online.room_entry(row, key)
+            if entry and entry.get("players") == t["chairs"]:
                 t["room_url"] = f"/r/{entry['slug']}"
                 t["room_key"] = key
                 t["play"] = {p: f"/club/nights/{row.id}/play/{key}/{i}" for i, p in enumerate(t["chairs"])}
+    elif row.mode == "online" and night.phase == "playoff":
+        groups = [sorted(g) for g in night.playoffs]
+        for key, entry in row.state.get("rooms", {}).items():
+            if key.startswith(f"playoff-{night.stage}-") and sorted(entry.get("players", [])) in groups:
+                online_playoffs.append({
+                    "room_key": key, "room_url": f"/r/{entry['slug']}", "players": entry["players"],
+                    "play": {p: f"/club/nights/{row.id}/play/{key}/{i}" for i, p in enumerate(entry["players"])},
+                })
     ctx: dict[str, Any] = {
         "row": row,
         "night": night,
@@ -532,6 +543,7 @@ def _night_context(
         "programme_now": cn.programme_now(night),
         "round_label": cn.round_label(night),
         "tables_now": tables_now,
+        "online_playoffs": online_playoffs,
         "standings": night.standings(standings_stage),
         "carry": night.carry_over,
         "stage": standings_stage,
@@ -578,15 +590,13 @@ def _night_page(request: Request, night_id: int, *, status: int = 200, **extra: 
 
 
 @router.get("/nights/{night_id}", response_class=HTMLResponse)
-async def night_page(request: Request, night_id: int) -> Response:
-    await cn.sync_online(request.app, night_id)
+def night_page(request: Request, night_id: int) -> Response:
     return _night_page(request, night_id)
 
 
 @router.get("/nights/{night_id}/live", response_class=HTMLResponse)
-async def night_live(request: Request, night_id: int) -> Response:
+def night_live(request: Request, night_id: int) -> Response:
     """The part of the night page that htmx refreshes every few seconds."""
-    await cn.sync_online(request.app, night_id)
     with session_scope(_engine(request)) as session:
         row, results, night = _night_or_404(session, night_id)
         ctx = _night_context(session, row, results, night)
@@ -594,19 +604,20 @@ async def night_live(request: Request, night_id: int) -> Response:
 
 
 @router.get("/nights/{night_id}/play/{key}/{chair}")
-def play_at_table(request: Request, night_id: int, key: str, chair: int) -> Response:
-    """A player's way into their online table: the seat cookie for that room, then the room."""
+async def play_at_table(request: Request, night_id: int, key: str, chair: int) -> Response:
+    """A player's way into their online table: a fresh token for their seat (the previous one
+    stops working: this is how a player takes their seat back on another device), the room's
+    seat cookie, then the room."""
     with session_scope(_engine(request)) as session:
-        row, _results, night = _night_or_404(session, night_id)
-    stage, number, table = (key.split("-", 2) + ["", "", ""])[:3]
-    rnd = next((r for r in night.history() if (r.stage, str(r.number)) == (stage, number)), None)
-    if rnd is None or table not in rnd.seating or not 0 <= chair < len(rnd.seating[table]):
-        raise HTTPException(status_code=404, detail="No such table")
-    link = cn.seat_link(row, key, rnd.seating[table][chair])
+        row = store.get_night(session, night_id=night_id)
+    if row is None:
+        raise HTTPException(status_code=404, detail="No such night")
+    link = await club_online.issue_seat(request.app, row, key, chair)
     if link is None:
-        raise HTTPException(status_code=404, detail="That table has no room yet")
+        raise HTTPException(status_code=404, detail="No such table or seat")
     slug, seat_token = link
     response = redirect(f"/r/{slug}", request)
+    response.headers["Cache-Control"] = "no-store"
     set_seat_cookie(response, slug=slug, token=seat_token,
                     secure=bool(request.app.state.settings.secure_cookies))
     return response
@@ -624,7 +635,7 @@ async def bots_for_absent(request: Request, night_id: int, key: str) -> Response
         row = store.get_night(session, night_id=night_id)
         if row is None:
             raise HTTPException(status_code=404, detail="No such night")
-        entry = row.state.get("rooms", {}).get(key)
+        entry = club_online.room_entry(row, key)
     room = manager_of(request.app).get(entry["slug"]) if entry else None
     if room is None:
         raise HTTPException(status_code=404, detail="No such table")
@@ -721,6 +732,8 @@ async def record_result(request: Request, night_id: int) -> Response:
             )
     if errors:
         return render(request, "club/night.html", ctx, status=422)
+    if row.mode == "online":
+        await club_online.advance(request.app, night_id)
     return redirect(f"/club/nights/{night_id}#record", request)
 
 
@@ -769,6 +782,8 @@ async def record_playoff(request: Request, night_id: int) -> Response:
             )
     if errors:
         return render(request, "club/night.html", ctx, status=422)
+    if row.mode == "online":
+        await club_online.advance(request.app, night_id)
     return redirect(f"/club/nights/{night_id}#record", request)
 
 
@@ -866,6 +881,8 @@ async def correct_submit(request: Request, night_id: int, result_id: int) -> Res
     if errors:
         return _correct_page(request, night_id, result_id, typed=typed, errors=errors,
                              offer_drop=offer_drop, status=422)
+    if row.mode == "online":
+        await club_online.advance(request.app, night_id)
     return redirect(f"/club/nights/{night_id}#corrections", request)
 
 

@@ -7,7 +7,6 @@ from that replay, so a correction is one changed row and everything recomputes.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -21,7 +20,6 @@ from app.club import BASE_TABLES, FINAL_TABLES, Night, NightSummary, RoundResult
 from app.club.constants import BASE_ROUNDS, FINAL_ROUNDS, FINAL_TO_BASE
 from app.club.hall_of_fame import HallOfFameRow, hall_of_fame_table
 from app.store import club as store
-from app.store.db import session_scope
 
 log = logging.getLogger("gurka.club")
 
@@ -331,102 +329,3 @@ def tables_view(night: Night) -> list[dict[str, Any]]:
 
 def stage_tables(stage: str) -> tuple[str, ...]:
     return BASE_TABLES if stage == "base" else FINAL_TABLES
-
-
-# ------------------------------------------------------------------ online nights (app.rooms)
-
-_online_lock = asyncio.Lock()
-
-
-def room_key(stage: str, number: int, table: str) -> str:
-    return f"{stage}-{number}-{table}"
-
-
-def result_from_game(game: Any, names: list[str]) -> RoundResult:
-    """A finished `gurka-night` game at a club table as a round result (RULES.md §7.1, §7.2):
-    out order from the engine, who took any penalty card from its deal log, agurker per seat."""
-    out = [names[s] for s in game.out[:2]]
-    winner = next(n for n in names if n not in out)
-    took = {names[s] for deal in game.deal_log for s in deal.losers}
-    agurker = {names[s]: n for s, n in enumerate(game.agurk) if n}
-    return RoundResult(out=out, winner=winner, took_cards=took, agurker=agurker)
-
-
-async def sync_online(app: Any, night_id: int) -> None:
-    """For a night played online: record every finished table from its room, then open the
-    rooms of the tables still to play (seated in chair order). Idempotent; called whenever the
-    night page or its live part is fetched."""
-    from app.rooms import Refused
-    from app.web.state import manager_of
-
-    engine = app.state.engine
-    async with _online_lock:
-        for _ in range(50):  # a round may complete and open the next one
-            with session_scope(engine) as session:
-                loaded = load(session, night_id=night_id)
-                if loaded is None:
-                    return
-                row, _results, night = loaded
-                if row.mode != "online" or night.phase not in ("base", "finals"):
-                    return
-                rooms: dict[str, Any] = dict(row.state.get("rooms", {}))
-            manager = manager_of(app)
-            recorded = False
-            stage, number = night.stage, night.current.number
-            for table in night.pending_tables:
-                key = room_key(stage, number, table)
-                chairs = list(night.current.seating[table])
-                entry = rooms.get(key)
-                room = manager.get(entry["slug"]) if entry else None
-                if room is None:
-                    try:
-                        room, host_token = await manager.create_room(
-                            preset="gurka-night", options={}, seats=3, host_name=chairs[0]
-                        )
-                        tokens = {chairs[0]: host_token}
-                        for name in chairs[1:]:
-                            _seat, tokens[name] = await room.join(name)
-                        await room.start(0)
-                    except Refused:
-                        log.exception("night %s: could not open the %s room", night_id, table)
-                        continue
-                    rooms[key] = {"slug": room.slug, "tokens": tokens}
-                    with session_scope(engine) as session:
-                        fresh = store.get_night(session, night_id=night_id)
-                        assert fresh is not None
-                        store.save_night_state(
-                            session, night_id=night_id, state={**fresh.state, "rooms": rooms},
-                            status=fresh.status, winner=fresh.winner,
-                        )
-                    continue
-                game = room.game
-                if room.status == "playing":
-                    # a nudge: a bot turn scheduled for a version that moved on (e.g. while
-                    # seats were handed to bots one by one) is not rescheduled by the room
-                    room.schedule_bot()
-                if room.status == "over" and game is not None and game.over:
-                    names = [room.seats[i].name for i in range(len(room.seats))]
-                    if sorted(names) != sorted(chairs):
-                        continue
-                    result = result_from_game(game, names)
-                    with session_scope(engine) as session:
-                        row, _rows, night = load(session, night_id=night_id)  # type: ignore[misc]
-                        if table not in night.pending_tables or night.current.number != number:
-                            continue
-                        night.record(table, result)
-                        store.add_result(
-                            session, night_id=night_id, phase=stage, round_no=number, table=table,
-                            result=result.to_dict(), recorded_by="online table", source="online",
-                        )
-                        save_state(session, row, night)
-                    recorded = True
-            if not recorded:
-                return
-
-
-def seat_link(row: store.Night, key: str, name: str) -> tuple[str, str] | None:
-    """(room slug, seat token) for a player of an online table, if that room is open."""
-    entry = row.state.get("rooms", {}).get(key)
-    if not entry or name not in entry.get("tokens", {}):
-        return None
-    return entry["slug"], entry["tokens"][name]

@@ -7,7 +7,7 @@ import time
 
 from app.store import club as store
 from app.store.db import session_scope
-from app.web import club_night as cn
+from app.web import club_online
 
 from .helpers import NINE, add_members, become_elder, core, create_night, setup_form, token
 
@@ -58,7 +58,7 @@ def test_an_online_round_with_bots_is_recorded_automatically(client) -> None:
     game = manager.get(rooms["base-1-vinder"]["slug"]).game
     names = chairs
     vinder = next(r for r in results if r.table == "vinder").result
-    assert vinder == cn.result_from_game(game, names).to_dict()
+    assert vinder == club_online.result_from_game(game, names).to_dict()
     assert vinder["out"] == [names[s] for s in game.out[:2]]
     assert "base-2-vinder" in rooms  # the next round's rooms are open, seated by the movement
     night = core(client, night_id)

@@ -1,0 +1,246 @@
+"""A Gurka Night played online: each table of a round (and each playoff) is a `gurka-night` room.
+
+The rooms layer tells us when a game ends (`RoomManager.on_game_over`, called after the final
+event is committed); `advance` then records the table's result from the engine (out order, who
+took any penalty card, agurker from the deal log) and opens the next round's rooms, seated in
+the night's chair order with its lot-drawn first dealer. Nothing waits for a page to be viewed.
+At start, `catch_up` runs `advance` for every open online night, so a game that ended just
+before a restart is still recorded.
+
+`nights.state["rooms"]` maps a table key to its room slug and the players in seat order; no seat
+token is ever stored. A player's Play link (`issue_seat`) mints a fresh token for their seat.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+from typing import Any
+
+from fastapi import FastAPI
+
+from app.club import RoundResult
+from app.rooms import LiveRoom, Refused, RoomManager
+from app.store import club as store
+from app.store.db import session_scope
+from app.web import club_night as cn
+from app.web.state import manager_of
+
+log = logging.getLogger("gurka.club.online")
+
+PRESET = "gurka-night"
+MAX_ONLINE_PLAYOFF = 7  # gurka-night seats 2-7; a larger playoff is recorded by hand
+
+
+def room_key(stage: str, number: int, table: str) -> str:
+    return f"{stage}-{number}-{table}"
+
+
+def playoff_key(stage: str, index: int) -> str:
+    return f"playoff-{stage}-{index}"
+
+
+def result_from_game(game: Any, names: list[str]) -> RoundResult:
+    """A finished `gurka-night` game at a club table as a round result (RULES.md §7.1, §7.2):
+    out order from the engine, who took any penalty card from its deal log, agurker per seat."""
+    out = [names[s] for s in game.out[:2]]
+    winner = next(n for n in names if n not in out)
+    took = {names[s] for deal in game.deal_log for s in deal.losers}
+    agurker = {names[s]: n for s, n in enumerate(game.agurk) if n}
+    return RoundResult(out=out, winner=winner, took_cards=took, agurker=agurker)
+
+
+def playoff_order(game: Any, names: list[str]) -> list[str]:
+    """A finished playoff game's players, best first."""
+    return [names[s] for s in game.ranking]
+
+
+def _finished(room: LiveRoom | None, players: int) -> bool:
+    game = room.game if room is not None else None
+    return bool(room is not None and room.status == "over" and game is not None and game.over
+                and len(room.seats) == players)
+
+
+def _lock(app: FastAPI) -> asyncio.Lock:
+    lock = getattr(app.state, "club_online_lock", None)
+    if lock is None:
+        lock = app.state.club_online_lock = asyncio.Lock()
+    return lock
+
+
+# ------------------------------------------------------------------ wiring
+
+
+def install(app: FastAPI) -> None:
+    """Record a night's tables when their games end (called once, when the app starts)."""
+    manager = manager_of(app)
+    if getattr(app.state, "club_online_installed", False):
+        return
+    app.state.club_online_installed = True
+
+    async def on_game_over(room: LiveRoom) -> None:
+        night_id = night_of_room(app, room.slug)
+        if night_id is not None:
+            await advance(app, night_id)
+
+    manager.on_game_over(on_game_over)
+
+
+async def catch_up(app: FastAPI) -> None:
+    """At start: every open online night records what its rooms finished and opens what is due."""
+    with session_scope(app.state.engine) as session:
+        ids = [n.id for n in store.list_nights(session, status="open") if n.mode == "online"]
+    for night_id in ids:
+        try:
+            await advance(app, night_id)  # type: ignore[arg-type]
+        except Exception:
+            log.exception("night %s: could not catch up with its rooms", night_id)
+
+
+def night_of_room(app: FastAPI, slug: str) -> int | None:
+    with session_scope(app.state.engine) as session:
+        for row in store.list_nights(session, status="open"):
+            if row.mode == "online" and any(
+                e.get("slug") == slug for e in row.state.get("rooms", {}).values()
+            ):
+                return row.id
+    return None
+
+
+# ------------------------------------------------------------------ the night moves on
+
+
+async def advance(app: FastAPI, night_id: int) -> None:
+    """Record every finished table (or playoff) of an online night from its room, then open the
+    rooms still to play. Idempotent; serialised per app."""
+    async with _lock(app):
+        for _ in range(100):  # a round may complete and open the next one
+            if not await _step(app, night_id):
+                return
+
+
+async def _step(app: FastAPI, night_id: int) -> bool:
+    """One pass; True if a result was recorded (so the night may have moved on)."""
+    engine = app.state.engine
+    with session_scope(engine) as session:
+        loaded = cn.load(session, night_id=night_id)
+        if loaded is None:
+            return False
+        row, _results, night = loaded
+        if row.mode != "online" or row.status != "open":
+            return False
+        rooms: dict[str, Any] = dict(row.state.get("rooms", {}))
+    manager = manager_of(app)
+    if night.phase in ("base", "finals"):
+        stage, number = night.stage, night.current.number
+        for table in night.pending_tables:
+            key = room_key(stage, number, table)
+            chairs = list(night.current.seating[table])
+            dealer = chairs.index(night.dealers[table])
+            entry = rooms.get(key)
+            if entry is None or entry.get("players") != chairs or entry.get("dealer") != dealer:
+                await _open(app, manager, night_id, key, chairs, dealer)
+                continue
+            room = manager.get(entry["slug"])
+            if not _finished(room, len(chairs)):
+                continue
+            assert room is not None
+            result = result_from_game(room.game, chairs)
+            if _record(app, night_id, stage=stage, number=number, table=table, result=result):
+                return True
+    elif night.phase == "playoff":
+        stage = night.stage
+        for group in night.playoffs:
+            if not 2 <= len(group) <= MAX_ONLINE_PLAYOFF:
+                continue
+            key = playoff_key(stage, sum(1 for k in rooms if k.startswith(f"playoff-{stage}-")) + 1)
+            entry = next(
+                (e for k, e in rooms.items() if k.startswith(f"playoff-{stage}-")
+                 and sorted(e.get("players", [])) == sorted(group)),
+                None,
+            )
+            if entry is None:
+                await _open(app, manager, night_id, key, list(group), secrets.randbelow(len(group)))
+                continue
+            room = manager.get(entry["slug"])
+            if not _finished(room, len(group)):
+                continue
+            assert room is not None
+            if _record_playoff(app, night_id, stage=stage, order=playoff_order(room.game, entry["players"])):
+                return True
+    return False
+
+
+async def _open(app: FastAPI, manager: RoomManager, night_id: int, key: str, players: list[str],
+                dealer: int) -> None:
+    """A table's room, seated in chair order with its first dealer; remembered in the night."""
+    try:
+        room = await manager.create_table(preset=PRESET, options={}, names=players, dealer=dealer)
+    except Refused:
+        log.exception("night %s: could not open the room for %s", night_id, key)
+        return
+    with session_scope(app.state.engine) as session:
+        fresh = store.get_night(session, night_id=night_id)
+        if fresh is None:
+            return
+        rooms = {**fresh.state.get("rooms", {}), key: {"slug": room.slug, "players": players, "dealer": dealer}}
+        store.save_night_state(session, night_id=night_id, state={**fresh.state, "rooms": rooms},
+                               status=fresh.status, winner=fresh.winner)
+
+
+def _record(app: FastAPI, night_id: int, *, stage: str, number: int, table: str, result: RoundResult) -> bool:
+    with session_scope(app.state.engine) as session:
+        loaded = cn.load(session, night_id=night_id)
+        if loaded is None:
+            return False
+        row, _results, night = loaded
+        if night.stage != stage or night.current.number != number or table not in night.pending_tables:
+            return False  # recorded meanwhile (by hand) or the night moved on
+        night.record(table, result)
+        store.add_result(session, night_id=night_id, phase=stage, round_no=number, table=table,
+                         result=result.to_dict(), recorded_by="online table", source="online")
+        cn.save_state(session, row, night)
+    log.info("night %s: %s recorded from its room", night_id, cn.describe_slot(stage, number, table))
+    return True
+
+
+def _record_playoff(app: FastAPI, night_id: int, *, stage: str, order: list[str]) -> bool:
+    with session_scope(app.state.engine) as session:
+        loaded = cn.load(session, night_id=night_id)
+        if loaded is None:
+            return False
+        row, results, night = loaded
+        if night.phase != "playoff" or night.stage != stage or sorted(order) not in [sorted(g) for g in night.playoffs]:
+            return False
+        night.record_playoff(order)
+        count = sum(1 for r in results if r.phase == "playoff")
+        store.add_result(session, night_id=night_id, phase="playoff", round_no=count + 1, table=stage,
+                         result={"order": order}, recorded_by="online table", source="online")
+        cn.save_state(session, row, night)
+    log.info("night %s: the playoff of %s recorded from its room", night_id, ", ".join(order))
+    return True
+
+
+# ------------------------------------------------------------------ seats
+
+
+def room_entry(row: store.Night, key: str) -> dict[str, Any] | None:
+    entry = row.state.get("rooms", {}).get(key)
+    return entry if isinstance(entry, dict) and "slug" in entry else None
+
+
+async def issue_seat(app: FastAPI, row: store.Night, key: str, chair: int) -> tuple[str, str] | None:
+    """(room slug, a fresh seat token) for the player in `chair` of an online table; the seat's
+    previous token stops working. None if there is no such open room or chair."""
+    entry = room_entry(row, key)
+    if entry is None or not 0 <= chair < len(entry.get("players", [])):
+        return None
+    room = manager_of(app).get(entry["slug"])
+    if room is None or chair not in room.seats:
+        return None
+    try:
+        token = await room.issue_token(chair)
+    except Refused:
+        return None
+    return room.slug, token
