@@ -10,13 +10,13 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 from typing import Any
 
 from markupsafe import Markup, escape
 from sqlmodel import Session
 
-from app.club import BASE_TABLES, FINAL_TABLES, Night, NightSummary, RoundResult
+from app.club import BASE_TABLES, FINAL_TABLES, DatePoll, Night, NightSummary, RoundResult
 from app.club.constants import BASE_ROUNDS, FINAL_ROUNDS, FINAL_TO_BASE
 from app.club.hall_of_fame import HallOfFameRow, hall_of_fame_table
 from app.store import club as store
@@ -158,6 +158,45 @@ def last_night_tables(session: Session, *, before_id: int | None = None) -> dict
         owner = player.get("for_id") or player["member_id"]
         where[owner] = FINAL_TO_BASE.get(table, table)
     return where
+
+
+# ------------------------------------------------------------------ the date poll
+
+
+def poll_view(poll: store.DatePoll, votes: list[store.DateVote] | None, members: list[store.Member],
+              today: date) -> dict[str, Any]:
+    names = {m.id: m.name for m in members}
+    core = DatePoll(
+        night_date=poll.option_a - timedelta(days=1),  # not used past construction
+        proposer=poll.proposed_by,
+        members=tuple(sorted({*names.values(), poll.proposed_by})),
+        proposed_on=poll.answer_by - timedelta(days=7),
+        dates=(poll.option_a, poll.option_b),
+    )
+    answers: dict[str, str] = {}
+    for vote in votes or []:
+        name = names.get(vote.member_id)
+        if name is None or name == poll.proposed_by:
+            continue
+        answers[name] = vote.choice
+        if vote.choice in ("a", "b"):
+            core.answers[name] = poll.option_a if vote.choice == "a" else poll.option_b
+    # "neither" is an answer too (the core counts only answers for one of the two dates)
+    missing = [m for m in core.voters if m not in answers]
+    closed = poll.chosen is not None or today > core.deadline or not missing
+    chosen = poll.chosen or (core.chosen if closed else None)
+    tally = core.votes()
+    return {
+        "poll": poll,
+        "dates": [("a", poll.option_a, tally[poll.option_a]), ("b", poll.option_b, tally[poll.option_b])],
+        "answers": answers,
+        "missing": missing,
+        "closed": closed,
+        "chosen": chosen,
+        "leading": core.chosen,
+        "deadline": core.deadline,
+        "voters": [m for m in members if m.name != poll.proposed_by],
+    }
 
 
 # ------------------------------------------------------------------ Hall of Fame

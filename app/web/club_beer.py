@@ -1,0 +1,80 @@
+"""The beer ledger: who owes a crate for breaking the agreed date (RULES.md §7.6)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, HTTPException, Request
+from fastapi.responses import HTMLResponse, Response
+
+from app.store import club as store
+from app.store.db import session_scope
+from app.web import auth
+from app.web.club_common import db_engine, nice_date, redirect, render, require_elder
+
+router = APIRouter(prefix="/club", tags=["club"])
+
+
+@router.get("/beer", response_class=HTMLResponse)
+def beer_page(request: Request) -> Response:
+    return _beer(request)
+
+
+def _beer(request: Request, *, errors: list[str] | None = None, typed: dict[str, str] | None = None,
+          status: int = 200) -> Response:
+    with session_scope(db_engine(request)) as session:
+        debts = store.list_debts(session)
+        members = store.list_members(session)
+        nights = store.list_nights(session)
+    names = {m.id: m.name for m in members}
+    owed: dict[str, int] = {}
+    for debt in debts:
+        if debt.settled_at is None:
+            owed[names.get(debt.member_id, "?")] = owed.get(names.get(debt.member_id, "?"), 0) + debt.crates
+    return render(
+        request,
+        "club/beer.html",
+        {
+            "debts": debts, "names": names, "owed": sorted(owed.items(), key=lambda kv: (-kv[1], kv[0])),
+            "members": [m for m in members if m.active], "nights": nights, "errors": errors or [],
+            "typed": typed or {}, "nice_date": nice_date,
+        },
+        status=status,
+    )
+
+
+@router.post("/beer", response_class=HTMLResponse)
+async def add_debt(request: Request) -> Response:
+    form = await auth.check_csrf(request)
+    who = require_elder(request)
+    typed = {k: str(form.get(k) or "") for k in ("member", "reason", "crates", "night")}
+    errors: list[str] = []
+    reason = " ".join(typed["reason"].split())[:200]
+    crates = int(typed["crates"]) if typed["crates"].isdigit() else 0
+    with session_scope(db_engine(request)) as session:
+        member = next((m for m in store.list_members(session) if str(m.id) == typed["member"]), None)
+        if member is None:
+            errors.append("Choose who owes the crate.")
+        if not reason:
+            errors.append("Write why: which date was broken.")
+        if not 1 <= crates <= 10:
+            errors.append("A debt is 1 to 10 crates.")
+        night_id = int(typed["night"]) if typed["night"].isdigit() else None
+        if night_id is not None and store.get_night(session, night_id=night_id) is None:
+            night_id = None
+        if not errors:
+            store.add_debt(session, member_id=member.id, reason=reason, recorded_by=who.name or "",  # type: ignore[union-attr,arg-type]
+                           crates=crates, night_id=night_id)
+    if errors:
+        return _beer(request, errors=errors, typed=typed, status=422)
+    return redirect("/club/beer", request)
+
+
+@router.post("/beer/{debt_id}/settle")
+async def settle_debt(request: Request, debt_id: int) -> Response:
+    await auth.check_csrf(request)
+    require_elder(request)
+    with session_scope(db_engine(request)) as session:
+        try:
+            store.settle_debt(session, debt_id=debt_id)
+        except LookupError as exc:
+            raise HTTPException(status_code=404, detail="No such debt") from exc
+    return redirect("/club/beer", request)

@@ -1,0 +1,81 @@
+"""What every club page module shares: rendering with the viewer and CSRF token, redirects,
+the elder check, and small parsers and formatters for names and dates."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+from urllib.parse import quote
+
+from fastapi import HTTPException, Request
+from fastapi.responses import RedirectResponse, Response
+from sqlmodel import Session
+
+from app.club import Night
+from app.store import club as store
+from app.web import auth
+from app.web import club_night as cn
+
+NAME_MAX = 40
+WEEKDAYS = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+
+
+def db_engine(request: Request):  # type: ignore[no-untyped-def]
+    return request.app.state.engine
+
+
+def render(
+    request: Request, name: str, context: dict[str, Any] | None = None, *, status: int = 200
+) -> Response:
+    who = auth.viewer(request)
+    ctx = {"viewer": who, "csrf": who.csrf, "tables": cn.TABLE_TITLE, **(context or {})}
+    response = request.app.state.templates.TemplateResponse(request, name, ctx, status_code=status)
+    return auth.finish(request, response)
+
+
+def redirect(url: str, request: Request | None = None) -> Response:
+    response = RedirectResponse(url, status_code=303)
+    if request is not None:
+        auth.finish(request, response)
+    return response
+
+
+def require_elder(request: Request) -> auth.Viewer:
+    who = auth.viewer(request)
+    if not who.is_elder:
+        target = quote(request.url.path)
+        raise HTTPException(status_code=303, headers={"Location": f"/club/login?next={target}"})
+    return who
+
+
+def clean_name(raw: str | None) -> str:
+    return " ".join((raw or "").split())[:NAME_MAX]
+
+
+def parse_date(raw: str | None) -> date | None:
+    try:
+        return date.fromisoformat((raw or "").strip())
+    except ValueError:
+        return None
+
+
+def nice_date(d: date | None) -> str:
+    return f"{WEEKDAYS[d.weekday()]} {d.day} {d.strftime('%b %Y')}" if d else ""
+
+
+def night_or_404(session: Session, night_id: int) -> tuple[store.Night, list[store.NightResult], Night]:
+    loaded = cn.load(session, night_id=night_id)
+    if loaded is None:
+        raise HTTPException(status_code=404, detail="No such night")
+    return loaded
+
+
+def name_error(session: Session, name: str, *, member_id: int | None = None) -> str | None:
+    if not name:
+        return "Write the member's name."
+    if "/" in name:
+        return "A name cannot contain “/”."
+    existing = store.get_member_by_name(session, name=name)
+    if existing is not None and existing.id != member_id:
+        return f"There is already a member called {existing.name}."
+    return None

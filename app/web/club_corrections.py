@@ -1,0 +1,110 @@
+"""Corrections by elders: change a recorded result with a reason; everything recomputes and the
+correction stays visible on the night page and in the log."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, HTTPException, Request
+from fastapi.responses import HTMLResponse, Response
+
+from app.club import CorrectionError, RoundResult
+from app.store import club as store
+from app.store.db import session_scope
+from app.web import auth, club_online
+from app.web import club_night as cn
+from app.web.club_common import db_engine, nice_date, night_or_404, redirect, render, require_elder
+from app.web.club_night_results import parse_result
+
+router = APIRouter(prefix="/club", tags=["club"])
+
+
+def _correct_page(request: Request, night_id: int, result_id: int, *, typed: dict[str, Any] | None = None,
+                  errors: list[str] | None = None, offer_drop: bool = False, status: int = 200) -> Response:
+    with session_scope(db_engine(request)) as session:
+        row, results, night = night_or_404(session, night_id)
+        target = next((r for r in results if r.id == result_id), None)
+        if target is None or target.phase == "playoff":
+            raise HTTPException(status_code=404, detail="No such result")
+        rnd = next(r for r in night.history(target.phase) if r.number == target.round)  # type: ignore[arg-type]
+        chairs = list(rnd.seating[target.table])
+        if typed is None:
+            current = RoundResult.from_dict(target.result)
+            typed = {
+                "first_out": current.first_out, "second_out": current.second_out,
+                "winner": current.winner, "bar_rov": current.bar_rov,
+                "agurker": {p: str(current.agurk(p)) for p in chairs}, "reason": "",
+            }
+        history = [c for c in store.list_corrections(session, night_id=night_id) if c.result_id == result_id]
+    return render(
+        request,
+        "club/correct.html",
+        {
+            "row": row, "target": target, "chairs": chairs, "typed": typed, "errors": errors or [],
+            "offer_drop": offer_drop, "history": history, "slot": cn.describe_slot(target.phase, target.round, target.table),
+            "title_date": nice_date(row.date),
+        },
+        status=status,
+    )
+
+
+@router.get("/nights/{night_id}/results/{result_id}/correct", response_class=HTMLResponse)
+def correct_form(request: Request, night_id: int, result_id: int) -> Response:
+    require_elder(request)
+    return _correct_page(request, night_id, result_id)
+
+
+@router.post("/nights/{night_id}/results/{result_id}/correct", response_class=HTMLResponse)
+async def correct_submit(request: Request, night_id: int, result_id: int) -> Response:
+    form = await auth.check_csrf(request)
+    who = require_elder(request)
+    reason = " ".join(str(form.get("reason") or "").split())[:500]
+    drop_later = form.get("drop_later") == "yes"
+    offer_drop = False
+    with session_scope(db_engine(request)) as session:
+        row, results, night = night_or_404(session, night_id)
+        target = next((r for r in results if r.id == result_id), None)
+        if target is None or target.phase == "playoff":
+            raise HTTPException(status_code=404, detail="No such result")
+        rnd = next(r for r in night.history(target.phase) if r.number == target.round)  # type: ignore[arg-type]
+        result, errors, typed = parse_result(form, list(rnd.seating[target.table]))
+        typed["reason"] = reason
+        if not reason:
+            errors.append("Write the reason for the correction: it stays on the record.")
+        if result is not None and result.to_dict() == RoundResult.from_dict(target.result).to_dict():
+            errors.append("Nothing changed: this is the result already recorded.")
+        if not errors and result is not None:
+            try:
+                night.correct(
+                    target.phase, target.round, target.table, result,  # type: ignore[arg-type]
+                    reason=reason, drop_later=drop_later,
+                )
+            except CorrectionError as exc:
+                errors.append(f"{exc}. Tick the box below to discard the later results that no longer fit"
+                              " and record them again.")
+                offer_drop = True
+            except ValueError as exc:
+                errors.append(str(exc))
+            else:
+                store.correct_result(session, result_id=result_id, after=result.to_dict(),
+                                     who=who.name or "", reason=reason)
+                cn.sync_rows(session, row, night)
+                cn.save_state(session, row, night)
+    if errors:
+        return _correct_page(request, night_id, result_id, typed=typed, errors=errors,
+                             offer_drop=offer_drop, status=422)
+    if row.mode == "online":
+        await club_online.advance(request.app, night_id)
+    return redirect(f"/club/nights/{night_id}#corrections", request)
+
+
+@router.get("/corrections", response_class=HTMLResponse)
+def corrections_log(request: Request) -> Response:
+    with session_scope(db_engine(request)) as session:
+        corrections = store.list_corrections(session)
+        nights = {n.id: n for n in store.list_nights(session)}
+    return render(
+        request,
+        "club/corrections.html",
+        {"corrections": corrections, "nights": nights, "describe_slot": cn.describe_slot, "nice_date": nice_date},
+    )

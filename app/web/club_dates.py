@@ -1,0 +1,83 @@
+"""After the night: the winner proposes two dates, the members answer (RULES.md §7.6)."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from fastapi import APIRouter, HTTPException, Request
+from fastapi.responses import HTMLResponse, Response
+
+from app.club import DatePoll
+from app.store import club as store
+from app.store.db import session_scope
+from app.web import auth
+from app.web import club_night as cn
+from app.web.club_common import db_engine, nice_date, parse_date, redirect
+from app.web.club_nights import night_page_response
+
+router = APIRouter(prefix="/club", tags=["club"])
+
+
+@router.post("/nights/{night_id}/poll", response_class=HTMLResponse)
+async def propose_dates(request: Request, night_id: int) -> Response:
+    form = await auth.check_csrf(request)
+    errors: list[str] = []
+    with session_scope(db_engine(request)) as session:
+        row = store.get_night(session, night_id=night_id)
+        if row is None:
+            raise HTTPException(status_code=404, detail="No such night")
+        first, second = parse_date(form.get("date_a")), parse_date(form.get("date_b"))  # type: ignore[arg-type]
+        if row.status != "done" or not row.winner:
+            errors.append("The dates are proposed by the winner once the night is over.")
+        elif store.get_poll(session, night_id=night_id) is not None:
+            errors.append("The dates for the next night are already proposed.")
+        elif first is None or second is None:
+            errors.append("Choose two dates.")
+        else:
+            today = date.today()
+            try:
+                core = DatePoll.propose(
+                    night_date=row.date, proposer=row.winner,
+                    members=[m.name for m in store.list_members(session, active_only=True)],
+                    dates=[first, second], proposed_on=today,
+                )
+            except ValueError as exc:
+                errors.append(str(exc).capitalize())
+            else:
+                store.create_poll(
+                    session, night_id=night_id, proposed_by=row.winner, option_a=core.dates[0],
+                    option_b=core.dates[1], answer_by=core.deadline,
+                )
+    if errors:
+        return night_page_response(request, night_id, status=422, poll_errors=errors)
+    return redirect(f"/club/nights/{night_id}#next-night", request)
+
+
+@router.post("/nights/{night_id}/vote", response_class=HTMLResponse)
+async def vote(request: Request, night_id: int) -> Response:
+    form = await auth.check_csrf(request)
+    errors: list[str] = []
+    with session_scope(db_engine(request)) as session:
+        poll = store.get_poll(session, night_id=night_id)
+        if poll is None:
+            raise HTTPException(status_code=404, detail="No date poll for this night")
+        members = store.list_members(session, active_only=True)
+        member = next((m for m in members if str(m.id) == form.get("member")), None)
+        choice = str(form.get("choice") or "")
+        view = cn.poll_view(poll, store.list_votes(session, poll_id=poll.id), members, date.today())  # type: ignore[arg-type]
+        if member is None:
+            errors.append("Choose your name.")
+        elif member.name == poll.proposed_by:
+            errors.append(f"{member.name} proposed the dates; the other members answer.")
+        if choice not in ("a", "b", "neither"):
+            errors.append("Choose the date that suits you.")
+        if view["closed"]:
+            errors.append(f"The poll is closed: the next night is {nice_date(view['chosen'])}.")
+        if not errors:
+            store.set_vote(session, poll_id=poll.id, member_id=member.id, choice=choice)  # type: ignore[arg-type,union-attr]
+            view = cn.poll_view(poll, store.list_votes(session, poll_id=poll.id), members, date.today())  # type: ignore[arg-type]
+            if view["closed"] and poll.chosen is None:
+                store.choose_date(session, poll_id=poll.id, chosen=view["chosen"])  # type: ignore[arg-type]
+    if errors:
+        return night_page_response(request, night_id, status=422, poll_errors=errors)
+    return redirect(f"/club/nights/{night_id}#next-night", request)

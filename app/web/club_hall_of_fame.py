@@ -1,0 +1,78 @@
+"""The Hall of Fame: all-time and per-year tables, sortable, every night's placement, and a page
+per player (RULES.md §7.5)."""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+from fastapi import APIRouter, HTTPException, Request
+from fastapi.responses import HTMLResponse, Response
+
+from app.store import club as store
+from app.store.db import session_scope
+from app.web import club_night as cn
+from app.web.club_common import db_engine, nice_date, redirect, render
+
+router = APIRouter(prefix="/club", tags=["club"])
+
+
+HOF_COLUMNS = [
+    ("name", "Player", False),
+    ("points", "HoF points", True),
+    ("nights", "Nights", True),
+    ("wins", "Wins", True),
+    ("podiums", "Podiums", True),
+    ("average", "Avg. place", True),
+    ("bar_rov", "Bar røv", True),
+    ("agurker", "Agurker", True),
+]
+
+
+@router.get("/hall-of-fame", response_class=HTMLResponse)
+def hall_of_fame(request: Request, sort: str = "points", year: str = "") -> Response:
+    with session_scope(db_engine(request)) as session:
+        played = cn.played_nights(session)
+    years = sorted({n.on.year for n in played}, reverse=True)
+    chosen_year = int(year) if year.isdigit() and int(year) in years else None
+    sort = sort if sort in cn.SORTS else "points"
+    rows = cn.table_for(played, chosen_year)
+    rank = {r.player: i for i, r in enumerate(rows, start=1)}
+    return render(
+        request,
+        "club/hall_of_fame.html",
+        {
+            "rows": cn.sorted_table(rows, sort), "rank": rank, "sort": sort, "year": chosen_year,
+            "years": years, "columns": HOF_COLUMNS,
+            "nights": [n for n in reversed(played) if chosen_year is None or n.on.year == chosen_year],
+            "nice_date": nice_date,
+        },
+    )
+
+
+@router.get("/players/{name}", response_class=HTMLResponse)
+def player_page(request: Request, name: str) -> Response:
+    with session_scope(db_engine(request)) as session:
+        member = store.get_member_by_name(session, name=name)
+        played = cn.played_nights(session)
+    if member is None:
+        raise HTTPException(status_code=404, detail="No such player")
+    if member.name != name:
+        return redirect(f"/club/players/{quote(member.name)}", request)
+    mine = [(n, n.placement.index(member.name) + 1) for n in played if member.name in n.placement]
+    all_time = next((r for r in cn.table_for(played, None) if r.player == member.name), None)
+    years = sorted({n.on.year for n, _ in mine}, reverse=True)
+    per_year = []
+    for y in years:
+        table = cn.table_for(played, y)
+        row = next(r for r in table if r.player == member.name)
+        per_year.append((y, row, [r.player for r in table].index(member.name) + 1, len(table)))
+    chart = cn.places_chart([(n.on, place) for n, place in mine], title=f"{member.name}'s place night by night")
+    return render(
+        request,
+        "club/player.html",
+        {
+            "member": member, "mine": list(reversed(mine)), "all_time": all_time, "per_year": per_year,
+            "chart": chart, "nice_date": nice_date,
+            "hof": dict(zip(range(1, 10), (9, 8, 7, 6, 5, 4, 3, 2, 1), strict=True)),
+        },
+    )

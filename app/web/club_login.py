@@ -1,0 +1,102 @@
+"""Elders: the first elder's setup, logging in and out. Members need no password (RULES.md §7.6:
+elders settle disputes and keep the records)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, Response
+
+from app.store import club as store
+from app.store.db import session_scope
+from app.web import auth
+from app.web.club_common import clean_name, db_engine, redirect, render
+
+router = APIRouter(prefix="/club", tags=["club"])
+
+
+@router.get("/setup", response_class=HTMLResponse)
+def setup_form(request: Request) -> Response:
+    with session_scope(db_engine(request)) as session:
+        if store.count_elders(session):
+            return redirect("/club/login", request)
+    return render(request, "club/setup.html", {"errors": [], "typed": {}})
+
+
+@router.post("/setup", response_class=HTMLResponse)
+async def setup_submit(request: Request) -> Response:
+    form = await auth.check_csrf(request)
+    name = clean_name(form.get("name"))  # type: ignore[arg-type]
+    password = str(form.get("password") or "")
+    errors = _password_errors(name, password, str(form.get("password2") or ""))
+    with session_scope(db_engine(request)) as session:
+        if store.count_elders(session):
+            return redirect("/club/login", request)
+        if not errors:
+            existing = store.get_member_by_name(session, name=name)
+            if existing is None:
+                member = store.add_member(
+                    session, name=name, is_elder=True, password_hash=auth.hash_password(password)
+                )
+            else:
+                member = store.update_member(
+                    session, member_id=existing.id, is_elder=True, active=True,  # type: ignore[arg-type]
+                    password_hash=auth.hash_password(password),
+                )
+            member_id = member.id
+    if errors:
+        return render(request, "club/setup.html", {"errors": errors, "typed": {"name": name}}, status=422)
+    response = redirect("/club/members")
+    auth.set_cookie(request, response, auth.new_session(request, member_id))
+    return response
+
+
+def _password_errors(name: str, password: str, again: str) -> list[str]:
+    errors = []
+    if not name:
+        errors.append("Write the elder's name.")
+    if len(password) < auth.MIN_PASSWORD:
+        errors.append(f"The password needs at least {auth.MIN_PASSWORD} characters.")
+    elif password != again:
+        errors.append("The two passwords are not the same.")
+    return errors
+
+
+def _safe_next(raw: str | None) -> str:
+    target = (raw or "").strip()
+    if not target.startswith("/club") or target.startswith("//") or "\\" in target:
+        return "/club"
+    return target
+
+
+@router.get("/login", response_class=HTMLResponse)
+def login_form(request: Request, next: str = "/club") -> Response:
+    with session_scope(db_engine(request)) as session:
+        if store.count_elders(session) == 0:
+            return redirect("/club/setup", request)
+    return render(request, "club/login.html", {"next": _safe_next(next), "error": None, "name": ""})
+
+
+@router.post("/login", response_class=HTMLResponse)
+async def login_submit(request: Request) -> Response:
+    form = await auth.check_csrf(request)
+    name = clean_name(form.get("name"))  # type: ignore[arg-type]
+    member_id = auth.login_member(request, name=name, password=str(form.get("password") or ""))
+    target = _safe_next(form.get("next"))  # type: ignore[arg-type]
+    if member_id is None:
+        return render(
+            request,
+            "club/login.html",
+            {"next": target, "error": "That name and password do not match an elder.", "name": name},
+            status=401,
+        )
+    response = redirect(target)
+    auth.set_cookie(request, response, auth.new_session(request, member_id))
+    return response
+
+
+@router.post("/logout")
+async def logout(request: Request) -> Response:
+    await auth.check_csrf(request)
+    response = redirect("/club")
+    auth.set_cookie(request, response, auth.new_session(request, None))
+    return response

@@ -1,0 +1,105 @@
+"""The club's members: add, rename, retire and reinstate, make elders and set their passwords."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, HTTPException, Request
+from fastapi.responses import HTMLResponse, Response
+
+from app.store import club as store
+from app.store.db import session_scope
+from app.web import auth
+from app.web import club_night as cn
+from app.web.club_common import clean_name, db_engine, name_error, redirect, render, require_elder
+
+router = APIRouter(prefix="/club", tags=["club"])
+
+
+@router.get("/members", response_class=HTMLResponse)
+def members_page(request: Request) -> Response:
+    return _members(request)
+
+
+def _members(request: Request, *, errors: list[str] | None = None, typed: dict[str, Any] | None = None,
+             status: int = 200) -> Response:
+    with session_scope(db_engine(request)) as session:
+        members = store.list_members(session)
+        played = cn.played_nights(session)
+    stats = {row.player: row for row in cn.table_for(played, None)}
+    return render(
+        request,
+        "club/members.html",
+        {"members": members, "stats": stats, "errors": errors or [], "typed": typed or {}},
+        status=status,
+    )
+
+
+@router.post("/members", response_class=HTMLResponse)
+async def add_member(request: Request) -> Response:
+    form = await auth.check_csrf(request)
+    require_elder(request)
+    name = clean_name(form.get("name"))  # type: ignore[arg-type]
+    with session_scope(db_engine(request)) as session:
+        error = name_error(session, name)
+        if error is None:
+            store.add_member(session, name=name)
+    if error:
+        return _members(request, errors=[error], typed={"name": name}, status=422)
+    return redirect("/club/members#members", request)
+
+
+@router.post("/members/{member_id}", response_class=HTMLResponse)
+async def change_member(request: Request, member_id: int) -> Response:
+    form = await auth.check_csrf(request)
+    who = require_elder(request)
+    action = str(form.get("action") or "")
+    errors: list[str] = []
+    with session_scope(db_engine(request)) as session:
+        member = store.get_member(session, member_id=member_id)
+        if member is None:
+            raise HTTPException(status_code=404, detail="No such member")
+        if action == "rename":
+            name = clean_name(form.get("name"))  # type: ignore[arg-type]
+            error = name_error(session, name, member_id=member_id)
+            if error:
+                errors.append(error)
+            else:
+                store.update_member(session, member_id=member_id, name=name)
+        elif action in ("retire", "reinstate"):
+            if action == "retire" and member.is_elder and store.count_elders(session) <= 1:
+                errors.append("The club needs at least one elder: make someone else an elder first.")
+            else:
+                store.update_member(session, member_id=member_id, active=action == "reinstate")
+        elif action == "elder":
+            password = str(form.get("password") or "")
+            if len(password) < auth.MIN_PASSWORD:
+                errors.append(
+                    f"An elder logs in with a password of at least {auth.MIN_PASSWORD} characters:"
+                    f" give {member.name} one."
+                )
+            else:
+                store.update_member(
+                    session, member_id=member_id, is_elder=True, active=True,
+                    password_hash=auth.hash_password(password),
+                )
+        elif action == "unelder":
+            if store.count_elders(session) <= 1 and member.is_elder:
+                errors.append("The club needs at least one elder.")
+            else:
+                store.update_member(session, member_id=member_id, is_elder=False)
+        elif action == "password":
+            password = str(form.get("password") or "")
+            if not member.is_elder:
+                errors.append(f"{member.name} is not an elder and needs no password.")
+            elif len(password) < auth.MIN_PASSWORD:
+                errors.append(f"The password needs at least {auth.MIN_PASSWORD} characters.")
+            else:
+                store.update_member(session, member_id=member_id, password_hash=auth.hash_password(password))
+        else:
+            errors.append("Unknown change.")
+    if errors:
+        return _members(request, errors=errors, status=422)
+    if member_id == who.member_id and action in ("retire", "unelder"):
+        return redirect("/club/members", request)
+    return redirect(f"/club/members#m{member_id}", request)

@@ -1,0 +1,162 @@
+"""Recording a night by hand: one form per table per round, and the playoffs (RULES.md §7.2-7.4).
+Mistakes come back as clear messages on the night page."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, Response
+from starlette.datastructures import FormData
+
+from app.club import RoundResult
+from app.store import club as store
+from app.store.db import session_scope
+from app.web import auth, club_online
+from app.web import club_night as cn
+from app.web.club_common import db_engine, night_or_404, redirect, render, require_elder
+from app.web.club_nights import night_context
+
+router = APIRouter(prefix="/club", tags=["club"])
+
+
+MAX_AGURKER = 30
+
+
+def parse_result(form: FormData, chairs: list[str]) -> tuple[RoundResult | None, list[str], dict[str, Any]]:
+    """A table's result from its form; errors in words a player understands."""
+    typed: dict[str, Any] = {
+        "first_out": str(form.get("first_out") or ""),
+        "second_out": str(form.get("second_out") or ""),
+        "winner": str(form.get("winner") or ""),
+        "bar_rov": bool(form.get("bar_rov")),
+        "agurker": {},
+    }
+    errors: list[str] = []
+    picked: list[str] = []
+    for key, label in (("first_out", "went out first"), ("second_out", "went out second"),
+                       ("winner", "won")):
+        name = typed[key]
+        if not name:
+            errors.append(f"Choose who {label}.")
+        elif name not in chairs:
+            errors.append(f"{name} is not at this table: choose one of {', '.join(chairs)}.")
+        else:
+            picked.append(name)
+    for name in sorted({n for n in picked if picked.count(n) > 1}):
+        errors.append(f"{name} is chosen twice: each of the three players takes one place.")
+    agurker: dict[str, int] = {}
+    for i, name in enumerate(chairs):
+        raw = str(form.get(f"agurk_{i}") or "0").strip() or "0"
+        typed["agurker"][name] = raw
+        if not raw.isdigit() or int(raw) > MAX_AGURKER:
+            errors.append(f"Agurker for {name} must be a whole number from 0 to {MAX_AGURKER}.")
+        elif int(raw):
+            agurker[name] = int(raw)
+    if errors:
+        return None, errors, typed
+    took = {typed["first_out"], typed["second_out"]}
+    if not typed["bar_rov"]:
+        took.add(typed["winner"])
+    result = RoundResult(
+        out=[typed["first_out"], typed["second_out"]], winner=typed["winner"], took_cards=took,
+        agurker=agurker,
+    )
+    return result, [], typed
+
+
+@router.post("/nights/{night_id}/results", response_class=HTMLResponse)
+async def record_result(request: Request, night_id: int) -> Response:
+    form = await auth.check_csrf(request)
+    who = require_elder(request)
+    table = str(form.get("table") or "")
+    phase = str(form.get("phase") or "")
+    round_no = str(form.get("round") or "")
+    with session_scope(db_engine(request)) as session:
+        row, results, night = night_or_404(session, night_id)
+        errors: list[str] = []
+        typed: dict[str, Any] = {}
+        if night.phase not in ("base", "finals"):
+            errors.append("This night is not waiting for a table's result.")
+        elif (phase, round_no) != (night.stage, str(night.current.number)) or table not in night.pending_tables:
+            errors.append(
+                f"{cn.describe_slot(phase, int(round_no or 0), table).capitalize()} is already"
+                " recorded or not open: the page has moved on, see below."
+            )
+        else:
+            chairs = list(night.current.seating[table])
+            result, errors, typed = parse_result(form, chairs)
+            if result is not None:
+                try:
+                    night.record(table, result)
+                except ValueError as exc:
+                    errors.append(str(exc))
+                else:
+                    store.add_result(
+                        session, night_id=night_id, phase=phase, round_no=int(round_no),
+                        table=table, result=result.to_dict(), recorded_by=who.name or "",
+                    )
+                    cn.save_state(session, row, night)
+        if errors:
+            ctx = night_context(
+                session, row, results, night, form_errors={table: errors}, typed={table: typed}
+            )
+    if errors:
+        return render(request, "club/night.html", ctx, status=422)
+    if row.mode == "online":
+        await club_online.advance(request.app, night_id)
+    return redirect(f"/club/nights/{night_id}#record", request)
+
+
+@router.post("/nights/{night_id}/playoff", response_class=HTMLResponse)
+async def record_playoff(request: Request, night_id: int) -> Response:
+    form = await auth.check_csrf(request)
+    who = require_elder(request)
+    group_no = str(form.get("group") or "")
+    with session_scope(db_engine(request)) as session:
+        row, results, night = night_or_404(session, night_id)
+        errors: list[str] = []
+        groups = night.playoffs
+        typed: dict[str, Any] = {}
+        if not groups:
+            errors.append("There is no playoff to record now.")
+        elif not group_no.isdigit() or int(group_no) >= len(groups):
+            errors.append("That playoff is already recorded: see below.")
+        else:
+            group = groups[int(group_no)]
+            order = [str(form.get(f"place_{i}") or "") for i in range(len(group))]
+            typed = {"order": order}
+            for i, name in enumerate(order, start=1):
+                if not name:
+                    errors.append(f"Choose who came {_ordinal(i)} in the playoff.")
+                elif name not in group:
+                    errors.append(f"{name} is not in this playoff.")
+            for name in sorted({n for n in order if n and order.count(n) > 1}):
+                errors.append(f"{name} is chosen twice: each player takes one place.")
+            if not errors:
+                stage = night.stage
+                try:
+                    night.record_playoff(order)
+                except ValueError as exc:
+                    errors.append(str(exc))
+                else:
+                    count = sum(1 for r in results if r.phase == "playoff")
+                    store.add_result(
+                        session, night_id=night_id, phase="playoff", round_no=count + 1,
+                        table=stage, result={"order": order}, recorded_by=who.name or "",
+                    )
+                    cn.save_state(session, row, night)
+        if errors:
+            ctx = night_context(
+                session, row, results, night, form_errors={f"playoff{group_no}": errors},
+                typed={f"playoff{group_no}": typed},
+            )
+    if errors:
+        return render(request, "club/night.html", ctx, status=422)
+    if row.mode == "online":
+        await club_online.advance(request.app, night_id)
+    return redirect(f"/club/nights/{night_id}#record", request)
+
+
+def _ordinal(n: int) -> str:
+    return {1: "1st", 2: "2nd", 3: "3rd"}.get(n, f"{n}th")

@@ -1,0 +1,200 @@
+"""Setting up a night: date, host, the nine players, reserves and newcomers; everyone else starts
+where they finished last night (RULES.md §7.1). An online night opens its first rooms at once."""
+
+from __future__ import annotations
+
+import secrets
+from datetime import date
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, Response
+from sqlmodel import Session
+
+from app.club import Night, start_tables
+from app.club.constants import BASE_TABLES, PLAYERS
+from app.store import club as store
+from app.store.db import session_scope
+from app.web import auth, club_online
+from app.web import club_night as cn
+from app.web.club_common import (
+    clean_name,
+    db_engine,
+    name_error,
+    nice_date,
+    parse_date,
+    redirect,
+    render,
+    require_elder,
+)
+
+router = APIRouter(prefix="/club", tags=["club"])
+
+
+def _setup_defaults(session: Session) -> dict[str, Any]:
+    members = store.list_members(session, active_only=True)
+    by_id = {m.id: m for m in store.list_members(session)}
+    last = store.last_done_night(session)
+    host = ""
+    players: list[dict[str, str]] = []
+    day = date.today()
+    if last is not None:
+        host_id = next((p["member_id"] for p in last.players if p["name"] == last.winner), None)
+        host = by_id[host_id].name if host_id in by_id else (last.winner or "")
+        for p in last.players:
+            owner = by_id.get(p.get("for_id") or p["member_id"])
+            if owner is not None and owner.active:
+                players.append({"player": str(owner.id), "new": "", "for": "", "table": "auto"})
+        poll = store.get_poll(session, night_id=last.id)  # type: ignore[arg-type]
+        if poll is not None:
+            day = cn.poll_view(poll, None, members, date.today())["chosen"] or day
+    while len(players) < PLAYERS:
+        players.append({"player": "", "new": "", "for": "", "table": "auto"})
+    return {"date": day.isoformat(), "host": host, "mode": "hand", "rows": players[:PLAYERS]}
+
+
+def _setup_page(request: Request, typed: dict[str, Any], errors: list[str], status: int = 200) -> Response:
+    with session_scope(db_engine(request)) as session:
+        members = store.list_members(session, active_only=True)
+        where = cn.last_night_tables(session)
+        last = store.last_done_night(session)
+    return render(
+        request,
+        "club/night_new.html",
+        {
+            "members": members,
+            "where": where,
+            "typed": typed,
+            "errors": errors,
+            "last": last,
+            "base_tables": BASE_TABLES,
+            "nice_date": nice_date,
+        },
+        status=status,
+    )
+
+
+@router.get("/nights/new", response_class=HTMLResponse)
+def new_night_form(request: Request) -> Response:
+    require_elder(request)
+    with session_scope(db_engine(request)) as session:
+        typed = _setup_defaults(session)
+    return _setup_page(request, typed, [])
+
+
+@router.post("/nights/new", response_class=HTMLResponse)
+async def new_night_submit(request: Request) -> Response:
+    form = await auth.check_csrf(request)
+    who = require_elder(request)
+    rows = [
+        {
+            "player": str(form.get(f"player_{i}") or ""),
+            "new": clean_name(form.get(f"new_{i}")),  # type: ignore[arg-type]
+            "for": str(form.get(f"for_{i}") or ""),
+            "table": str(form.get(f"table_{i}") or "auto"),
+        }
+        for i in range(PLAYERS)
+    ]
+    typed = {
+        "date": str(form.get("date") or ""),
+        "host": clean_name(form.get("host")),  # type: ignore[arg-type]
+        "mode": "online" if form.get("mode") == "online" else "hand",
+        "rows": rows,
+    }
+    errors: list[str] = []
+    day = parse_date(typed["date"])
+    if day is None:
+        errors.append("Choose the night's date.")
+    with session_scope(db_engine(request)) as session:
+        by_id = {str(m.id): m for m in store.list_members(session)}
+        players: list[dict[str, Any]] = []
+        newcomers: dict[str, str] = {}
+        stand_ins: dict[str, str] = {}
+        to_create: list[str] = []
+        for i, row in enumerate(rows, start=1):
+            name, member_id = "", None
+            if row["new"]:
+                existing = store.get_member_by_name(session, name=row["new"])
+                if existing is not None:
+                    row["player"], row["new"] = str(existing.id), ""
+                else:
+                    error = name_error(session, row["new"])
+                    if error:
+                        errors.append(f"Player {i}: {error}")
+                        continue
+                    to_create.append(row["new"])
+                    name = row["new"]
+            if not row["new"]:
+                member = by_id.get(row["player"])
+                if member is None:
+                    errors.append(f"Player {i}: choose a member or write a new player's name.")
+                    continue
+                name, member_id = member.name, member.id
+            stands_for = by_id.get(row["for"]) if row["for"] else None
+            if stands_for is not None and stands_for.name == name:
+                errors.append(f"Player {i}: {name} cannot stand in for themselves.")
+                continue
+            players.append(
+                {
+                    "name": name,
+                    "member_id": member_id,
+                    "for_id": stands_for.id if stands_for else None,
+                    "for_name": stands_for.name if stands_for else None,
+                }
+            )
+            if stands_for is not None:
+                stand_ins[name] = stands_for.name
+            if row["table"] in BASE_TABLES:
+                newcomers[name] = row["table"]
+        names = [p["name"] for p in players]
+        for name in sorted({n for n in names if names.count(n) > 1}):
+            errors.append(f"{name} is listed twice: each player plays once.")
+        host = typed["host"]
+        if not host:
+            errors.append("Choose the host.")
+        start: dict[str, str] | None = None
+        where_ids = cn.last_night_tables(session)
+        where = {by_id[str(mid)].name: t for mid, t in where_ids.items() if str(mid) in by_id}
+        if not errors and len(players) == PLAYERS:
+            nobody_known = not any(
+                p["name"] in where or (p["for_name"] in where) for p in players
+            )
+            if nobody_known and not newcomers:
+                start = None  # the first night: the tables are drawn by lot
+            else:
+                try:
+                    start = start_tables(where, names, stand_ins=stand_ins, newcomers=newcomers)
+                except ValueError as exc:
+                    errors.append(_start_message(str(exc)))
+        elif not errors:
+            errors.append(f"A Gurka Night needs {PLAYERS} players.")
+        night_id = None
+        if not errors:
+            seed = secrets.randbits(62)
+            try:
+                Night.new(names, start, seed=seed)
+            except ValueError as exc:
+                errors.append(str(exc))
+        if not errors:
+            for name in to_create:
+                member = store.add_member(session, name=name)
+                for p in players:
+                    if p["name"] == name:
+                        p["member_id"] = member.id
+            row = store.create_night(
+                session, day=day, host=host, seed=seed, players=players, start=start or {},  # type: ignore[arg-type]
+                mode=typed["mode"], created_by=who.name or "",
+            )
+            cn.save_state(session, row, cn.replay(row, []))
+            night_id = row.id
+    if errors:
+        return _setup_page(request, typed, errors, status=422)
+    if typed["mode"] == "online":
+        await club_online.advance(request.app, night_id)  # type: ignore[arg-type]
+    return redirect(f"/club/nights/{night_id}", request)
+
+
+def _start_message(text: str) -> str:
+    return text.replace("(newcomers)", "— choose a start table for them").replace(
+        "the host places them", "the host places them"
+    )

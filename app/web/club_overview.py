@@ -1,0 +1,50 @@
+"""The club's front page: open and past nights, the next date, the Hall of Fame's top five."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, Response
+
+from app.store import club as store
+from app.store.db import session_scope
+from app.web import club_night as cn
+from app.web.club_common import db_engine, nice_date, render
+
+router = APIRouter(prefix="/club", tags=["club"])
+
+
+@router.get("", response_class=HTMLResponse)
+def club_home(request: Request) -> Response:
+    with session_scope(db_engine(request)) as session:
+        nights = store.list_nights(session)
+        no_elder = store.count_elders(session) == 0
+        members = store.list_members(session, active_only=True)
+        polls = {p.night_id: p for p in store.list_polls(session)}
+        debts = store.list_debts(session, open_only=True)
+        played = cn.played_nights(session)
+    this_year = date.today().year
+    table = cn.table_for(played, None)[:5]
+    next_date = None
+    for night in nights:
+        poll = polls.get(night.id)
+        if poll is not None:
+            next_date = cn.poll_view(poll, None, members, date.today())
+            next_date["night"] = night
+            break
+    return render(
+        request,
+        "club/index.html",
+        {
+            "nights": nights,
+            "open_nights": [n for n in nights if n.status == "open"],
+            "no_elder": no_elder,
+            "members": members,
+            "top": table,
+            "this_year": this_year,
+            "next_date": next_date,
+            "open_debts": debts,
+            "nice_date": nice_date,
+        },
+    )
