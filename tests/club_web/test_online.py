@@ -1,5 +1,6 @@
-"""A night played online: the night page opens the three rooms of a round through the room
-layer, players get their table links, and a finished table is recorded from the engine."""
+"""A night played online: setting it up opens the three rooms of a round through the room
+layer, players get their table links, and a finished table is recorded from the engine (by the
+rooms' game-over hook: nobody needs to look at the night page)."""
 
 from __future__ import annotations
 

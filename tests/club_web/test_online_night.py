@@ -14,6 +14,7 @@ from app.store import club as store
 from app.store.db import session_scope
 from app.web import club_online
 from app.web.security import seat_cookie_name
+from tests.conftest import make_settings
 
 from .helpers import NINE, add_members, become_elder, core, create_night, setup_form, token
 
@@ -35,7 +36,17 @@ def night_row(client, night_id: int) -> store.Night:  # type: ignore[no-untyped-
         return row
 
 
-def test_a_whole_night_online_with_bots_at_every_seat(client) -> None:
+def test_a_whole_night_online_with_bots_at_every_seat(database_url: str) -> None:
+    """On SQLite ~15 s, on Postgres ~30 s (66 table games, and any playoff)."""
+    from fastapi.testclient import TestClient
+
+    from app.main import create_app
+
+    with TestClient(create_app(make_settings(database_url))) as client:
+        play_a_whole_night(client)
+
+
+def play_a_whole_night(client) -> None:  # type: ignore[no-untyped-def]
     night_id = online_night(client)
     url = f"/club/nights/{night_id}"
     csrf = token(client, url)
