@@ -40,6 +40,16 @@ RASSI_TEXT = {
     "redouble": "Redouble (new hand, ×4)",
     "pass": "Keep my hand",
 }
+RASSI_ADVICE = {
+    "rassi_free": "You were dealt no picture card (J, Q, K): you may swap all six cards for a new hand, "
+                  "free of charge, or keep these.",
+    "rassi_double": "Double? You swap all six cards for a new hand, but if you lose this deal your "
+                    "points count double (×2).",
+    "rassi_redouble": "You doubled and this is your new hand. Redouble? Swap all six once more; losing "
+                      "this deal then counts ×4.",
+}
+RASSI_DONE = {"free": "took free cards", "double": "doubled (×2)", "redouble": "redoubled (×4)"}
+BOT_SUFFIX = " (bot)"
 
 
 def card_label(code: str) -> str:
@@ -79,6 +89,13 @@ def card_html(code: str, *, size: str = "", extra_class: str = "") -> Markup:
     )
 
 
+def display_name(name: str, is_bot: bool) -> str:
+    """A bot's name without the "(bot)" suffix: the seat carries a "bot" tag instead."""
+    if is_bot and name.endswith(BOT_SUFFIX) and len(name) > len(BOT_SUFFIX):
+        return name[: -len(BOT_SUFFIX)]
+    return name
+
+
 def card_back(*, size: str = "mini") -> Markup:
     return Markup(f'<span class="card back {size}" aria-hidden="true"></span>')
 
@@ -115,7 +132,7 @@ def table_context(room: LiveRoom, seat: int | None) -> dict[str, Any]:
         row: dict[str, Any] = {
             "seat": i,
             "empty": s is None,
-            "name": s.name if s else "Free seat",
+            "name": display_name(s.name, s.is_bot) if s else "Free seat",
             "is_bot": bool(s and s.is_bot),
             "bot_controlled": bool(s and s.bot_controlled),
             "present": bool(s and (s.is_bot or i in present)),
@@ -146,7 +163,8 @@ def table_context(room: LiveRoom, seat: int | None) -> dict[str, Any]:
         "is_host": me is not None and me == room.host,
         "seats": seats,
         "view": view,
-        "names": [room.seats[i].name if i in room.seats else f"Seat {i + 1}" for i in range(len(room.seats))],
+        "names": [display_name(room.seats[i].name, room.seats[i].is_bot) if i in room.seats else f"Seat {i + 1}"
+                  for i in range(len(room.seats))],
         "limits": room.limits(),
         "mode": "lobby",
         "hand": [],
@@ -183,7 +201,26 @@ def table_context(room: LiveRoom, seat: int | None) -> dict[str, Any]:
             "in_set": my_turn and phase == "play" and any(code in a.split()[1:] for a in legal),
             "why": why_not.get(code) if my_turn and phase == "play" else None,
         })
+    if mode == "select" and len(legal) == 1 and legal[0].startswith("play "):
+        # one possible play (a set to follow with your lowest cards, say): select it already
+        wanted = legal[0].split()[1:]
+        for h in hand:
+            if h["code"] in wanted:
+                wanted.remove(h["code"])
+                h["preselect"] = True
     to_act = view["to_act"]
+    names = ctx["names"]
+    trick = view.get("trick") or {}
+    leading = not trick.get("plays")
+    exchange = view.get("exchange") or {}
+    rassi = view.get("rassi") or {}
+    ctx.update(
+        leading=leading,
+        hand_n=len(hand),
+        exchange_done=[(names[d["seat"]], d["count"]) for d in exchange.get("done") or []],
+        rassi_done=[(names[s], RASSI_DONE[k]) for k in ("free", "double", "redouble") for s in rassi.get(k) or []],
+        advice=_advice(mode, phase, hand, legal, leading, view.get("exchange") or {}, view.get("preset", "")),
+    )
     ctx.update(
         mode=mode,
         hand=hand,
@@ -199,6 +236,41 @@ def table_context(room: LiveRoom, seat: int | None) -> dict[str, Any]:
     return ctx
 
 
+def _advice(mode: str, phase: str, hand: list[dict[str, Any]], legal: list[str], leading: bool,
+            exchange: dict[str, Any], preset: str) -> str:
+    """One sentence under the hand: what this turn asks of the player, and why cards are greyed."""
+    if mode == "play":
+        whys = [h["why"] for h in hand if not h["playable"] and h["why"]]
+        if leading and not whys:
+            return "You lead: play any card."
+        if whys:
+            return max(set(whys), key=whys.count) + "."
+        return "Play a highlighted card."
+    if mode == "select":
+        if len(legal) == 1 and legal[0].startswith("play "):
+            cards = " ".join(card_short(c) for c in legal[0].split()[1:])
+            return f"Only one play is possible: {cards}. It is selected for you: press Play."
+        if leading:
+            if preset == "vidivellir":
+                return "You lead: select one card, or a pair, triple or quad of one rank, then press Play."
+            return "You lead: select one card, or several of one rank (keep one card back), then press Play."
+        whys = [h["why"] for h in hand if h["why"]]
+        if whys:
+            return max(set(whys), key=whys.count) + "."
+        return "Select the cards to play, then press Play."
+    if mode == "exchange":
+        n = exchange.get("max")
+        if n is None:
+            return "Choose cards to swap with the stock, or keep your hand."
+        if n == 0:
+            return "There is nothing left to swap: keep your hand."
+        return (f"Choose up to {n} card{'s' if n != 1 else ''} to swap face down for new ones from the stock, "
+                "or keep your hand.")
+    if mode == "rassi":
+        return RASSI_ADVICE.get(phase, "Swap your hand or keep it.")
+    return ""
+
+
 def status_line(ctx: dict[str, Any]) -> str:
     """One sentence: whose turn it is (used by the template and by screen readers)."""
     view = ctx.get("view")
@@ -209,8 +281,13 @@ def status_line(ctx: dict[str, Any]) -> str:
     if view.get("over"):
         return "The game is over."
     if ctx.get("my_turn"):
-        return {"play": "Your turn: play a card.", "exchange": "Your turn: exchange cards or keep your hand."}.get(
-            view["phase"], "Your turn."
-        )
+        if view["phase"] == "play":
+            return "Your turn: lead." if ctx.get("leading") else "Your turn: play."
+        return {
+            "exchange": "Your turn: exchange cards or keep your hand.",
+            "rassi_free": "Your turn: free cards or keep your hand?",
+            "rassi_double": "Your turn: double or keep your hand?",
+            "rassi_redouble": "Your turn: redouble or keep your hand?",
+        }.get(view["phase"], "Your turn.")
     name = ctx.get("to_act_name")
     return f"Waiting for {name}." if name else "Dealing…"
