@@ -1,8 +1,9 @@
 // Gurka online: the few things htmx cannot do for the table.
-// - an action id on every outgoing websocket message (duplicates are refused server-side)
+// - an action id on every outgoing websocket message (duplicates are refused server-side),
+//   and one action per table version (a double click does not send twice)
 // - selecting several cards (sets, exchange) and sending the selection
-// - keyboard: arrow keys move along the hand, Enter/Space plays
-// - keep focus and open "previous trick" across pushes; announce the status line
+// - keyboard: arrow keys move along the hand, Enter/Space plays or selects
+// - keep focus, the card selection and an open "previous trick" across pushes; announce the status
 // - copy the room link; show why a card cannot be played
 (function () {
   "use strict";
@@ -14,11 +15,14 @@
     return Array.prototype.map.call(a, function (x) { return x.toString(16); }).join("");
   }
 
+  function all(root, selector) { return Array.prototype.slice.call(root.querySelectorAll(selector)); }
+
   // ------------------------------------------------------------ selection
   function selected(hand) {
-    return Array.prototype.filter.call(hand.querySelectorAll(".cardbtn[aria-pressed=true]"), function () { return true; })
-      .map(function (b) { return b.dataset.code; });
+    return all(hand, ".cardbtn[aria-pressed=true]").map(function (b) { return b.dataset.code; });
   }
+
+  function plural(n, word) { return n + " " + word + (n === 1 ? "" : "s"); }
 
   function updateSelection(hand) {
     var table = hand.closest("#table");
@@ -27,6 +31,7 @@
     var button = table.querySelector("[data-send-selection]");
     if (!button) return;
     var ok = false;
+    var line = table.querySelector("[data-whyline]");
     if (mode === "select") {
       var legal = [];
       try { legal = JSON.parse(hand.dataset.legal || "[]"); } catch (e) { legal = []; }
@@ -35,12 +40,13 @@
         var parts = a.split(" ");
         return parts[0] === "play" && parts.slice(1).sort().join(" ") === want;
       });
-      button.textContent = cards.length ? "Play " + cards.length + (cards.length === 1 ? " card" : " cards") : "Play";
+      button.textContent = cards.length ? "Play " + plural(cards.length, "card") : "Play";
+      if (line && cards.length && !ok) line.textContent = "These cards cannot be played together now.";
+      else if (line && ok) line.textContent = "";
     } else if (mode === "exchange") {
       var max = parseInt(hand.dataset.max || "99", 10);
       ok = cards.length > 0 && cards.length <= max;
-      button.textContent = cards.length ? "Exchange " + cards.length + (cards.length === 1 ? " card" : " cards") : "Exchange";
-      var line = table.querySelector("[data-whyline]");
+      button.textContent = cards.length ? "Exchange " + plural(cards.length, "card") : "Exchange";
       if (line) line.textContent = cards.length > max ? "You may exchange at most " + max + "." : "";
     }
     button.disabled = !ok;
@@ -52,9 +58,9 @@
       var input = document.querySelector(copy.dataset.copy);
       var text = input ? input.value : location.href;
       var done = function () { copy.textContent = "Copied!"; setTimeout(function () { copy.textContent = "Copy link"; }, 1800); };
-      if (navigator.clipboard && navigator.clipboard.writeText) {
-        navigator.clipboard.writeText(text).then(done, function () { input.select(); document.execCommand("copy"); done(); });
-      } else { input.select(); document.execCommand("copy"); done(); }
+      var fallback = function () { if (input) { input.select(); document.execCommand("copy"); } done(); };
+      if (navigator.clipboard && navigator.clipboard.writeText) navigator.clipboard.writeText(text).then(done, fallback);
+      else fallback();
       return;
     }
     var dismiss = event.target.closest("[data-dismiss]");
@@ -65,16 +71,14 @@
     var hand = card.closest("[data-hand]");
     var line = hand && hand.parentElement.querySelector("[data-whyline]");
     if (hand && hand.dataset.select) {
-      if (card.classList.contains("blocked") && card.dataset.why) {
-        if (line) line.textContent = card.dataset.why;
-      }
       card.setAttribute("aria-pressed", card.getAttribute("aria-pressed") === "true" ? "false" : "true");
       updateSelection(hand);
+      if (line && card.dataset.why && card.getAttribute("aria-pressed") === "true" && !line.textContent) {
+        line.textContent = card.dataset.why;
+      }
       return;
     }
-    if (card.classList.contains("blocked")) {
-      if (line) line.textContent = card.dataset.why || "";
-    }
+    if (line) line.textContent = card.classList.contains("playable") ? "" : (card.dataset.why || "");
   });
 
   // ------------------------------------------------------------ outgoing messages
@@ -83,6 +87,12 @@
     var message = detail.message;
     if (!message) return;
     var el = event.target;
+    var table = el && el.closest ? el.closest("#table") : null;
+    if (table) {
+      // one action per table version: a double click or a second card sends nothing
+      if (table.dataset.sent) { detail.cancelled = true; return; }
+      table.dataset.sent = "1";
+    }
     message.values = message.values || {};
     message.values.aid = newId();
     // Only what the server needs: no form fields that happen to be near the button.
@@ -98,48 +108,71 @@
     if (el && el.classList) el.classList.add("sending");
   });
 
-  // ------------------------------------------------------------ pushes: keep focus, details, announce
-  var focusCode = null, focusIndex = -1, openKeeps = {}, lastAnnounce = "";
+  // ------------------------------------------------------------ pushes: keep focus, selection, details
+  var focusKey = null, focusIndex = -1, keepSelection = null, openKeeps = {}, lastAnnounce = "";
 
   document.addEventListener("toggle", function (event) {
     var d = event.target;
     if (d && d.dataset && d.dataset.keep) openKeeps[d.dataset.keep] = d.open;
   }, true);
 
+  function keyOf(el) {
+    if (!el || !el.closest || !el.closest("#table")) return null;
+    if (el.dataset.code && el.closest("[data-hand]")) return "card:" + el.dataset.code;
+    if (el.dataset.key) return "key:" + el.dataset.key;
+    var keep = el.closest("[data-keep]");
+    if (keep && el.tagName === "SUMMARY") return "keep:" + keep.dataset.keep;
+    return "table";
+  }
+
   document.addEventListener("htmx:ws:before:message:incoming", function () {
     var a = document.activeElement;
-    focusCode = null; focusIndex = -1;
-    if (a && a.closest && a.closest("#table")) {
-      var hand = a.closest("[data-hand]");
-      if (hand && a.dataset.code) {
-        focusCode = a.dataset.code;
-        focusIndex = Array.prototype.indexOf.call(hand.querySelectorAll(".cardbtn"), a);
-      } else if (a.id) {
-        focusCode = "#" + a.id;
-      }
-    }
+    focusKey = keyOf(a);
+    var hand = document.querySelector("#table [data-hand]");
+    focusIndex = hand && a ? all(hand, ".cardbtn").indexOf(a) : -1;
+    keepSelection = hand && hand.dataset.select ? { mode: hand.dataset.select, cards: selected(hand) } : null;
   });
+
+  function restoreSelection(table) {
+    var hand = table.querySelector("[data-hand][data-select]");
+    if (!hand) return;
+    if (keepSelection && keepSelection.mode === hand.dataset.select) {
+      keepSelection.cards.forEach(function (code) {
+        var b = hand.querySelector('.cardbtn[data-code="' + code + '"][aria-pressed=false]');
+        if (b) b.setAttribute("aria-pressed", "true");
+      });
+    }
+    updateSelection(hand);
+  }
+
+  function restoreFocus(table) {
+    if (!focusKey) return;
+    var hand = table.querySelector("[data-hand]");
+    var buttons = hand ? all(hand, ".cardbtn") : [];
+    var target = null;
+    if (focusKey.indexOf("card:") === 0) {
+      target = hand && hand.querySelector('.cardbtn[data-code="' + focusKey.slice(5) + '"]');
+      if (!target && buttons.length) target = buttons[Math.min(Math.max(focusIndex, 0), buttons.length - 1)];
+    } else if (focusKey.indexOf("key:") === 0) {
+      target = table.querySelector('[data-key="' + focusKey.slice(4) + '"]');
+    } else if (focusKey.indexOf("keep:") === 0) {
+      target = table.querySelector('[data-keep="' + focusKey.slice(5) + '"] summary');
+    }
+    // The focused control went away (a button after its action): stay in the hand.
+    if (!target) target = table.querySelector("[data-hand] .cardbtn.playable") || buttons[0] || null;
+    if (target && target.focus) target.focus({ preventScroll: true });
+  }
 
   function afterPush() {
     var table = document.getElementById("table");
     if (!table) return;
     Object.keys(openKeeps).forEach(function (k) {
       var d = table.querySelector('[data-keep="' + k + '"]');
-      if (d) d.open = openKeeps[k];
+      if (d && d.open !== openKeeps[k]) d.open = openKeeps[k];
     });
-    if (focusCode) {
-      var target = null;
-      if (focusCode.charAt(0) === "#") target = document.querySelector(focusCode);
-      else {
-        var hand = table.querySelector("[data-hand]");
-        if (hand) {
-          var buttons = hand.querySelectorAll(".cardbtn");
-          target = hand.querySelector('.cardbtn[data-code="' + focusCode + '"]') ||
-            buttons[Math.min(Math.max(focusIndex, 0), buttons.length - 1)] || null;
-        }
-      }
-      if (target && target.focus) target.focus({ preventScroll: true });
-    }
+    restoreSelection(table);
+    restoreFocus(table);
+    focusKey = null; keepSelection = null;
     var say = table.dataset.announce || "";
     if (say && say !== lastAnnounce) {
       lastAnnounce = say;
@@ -147,8 +180,6 @@
       if (live) live.textContent = say;
     }
     document.documentElement.dataset.version = table.dataset.version || "";
-    var hand2 = table.querySelector("[data-hand][data-select]");
-    if (hand2) updateSelection(hand2);
   }
   document.addEventListener("htmx:ws:after:message:incoming", afterPush);
   document.addEventListener("htmx:ws:after:connection", function () {
@@ -166,8 +197,8 @@
   // ------------------------------------------------------------ keyboard
   document.addEventListener("keydown", function (event) {
     var card = event.target.closest && event.target.closest(".hand .cardbtn");
-    if (!card) return;
-    var buttons = Array.prototype.slice.call(card.closest("[data-hand]").querySelectorAll("button.cardbtn"));
+    if (!card || event.altKey || event.ctrlKey || event.metaKey) return;
+    var buttons = all(card.closest("[data-hand]"), "button.cardbtn");
     var i = buttons.indexOf(card);
     var next = null;
     if (event.key === "ArrowRight" || event.key === "ArrowDown") next = buttons[(i + 1) % buttons.length];
