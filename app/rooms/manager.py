@@ -11,7 +11,7 @@ from typing import Any
 from sqlalchemy import Engine
 
 from app.rooms import engine as rules_engine
-from app.rooms.room import BOT_NAMES, LiveRoom, Refused, Seat, clean_name
+from app.rooms.room import BOT_NAMES, MAX_NAME, LiveRoom, Refused, Seat, clean_name
 from app.rooms.tokens import hash_token, new_slug, new_token
 from app.store import rooms as store
 from app.store.db import session_scope
@@ -164,10 +164,17 @@ class RoomManager:
         """
         if not names:
             raise Refused("A table needs players.")
+        shown: list[str] = []
+        for name in names:  # names cut to the room's length must still differ
+            base = clean_name(name)
+            label, n = base, 2
+            while label.casefold() in {s.casefold() for s in shown}:
+                label, n = f"{base[: MAX_NAME - 4]} ({n})", n + 1
+            shown.append(label)
         room, _token = await self.create_room(
-            preset=preset, options=options, seats=len(names), host_name=names[0]
+            preset=preset, options=options, seats=len(shown), host_name=shown[0]
         )
-        for name in names[1:]:
+        for name in shown[1:]:
             await room.join(name)
         await room.start(0, dealer=dealer)
         return room

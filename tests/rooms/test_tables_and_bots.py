@@ -45,6 +45,11 @@ async def test_a_table_is_seated_by_name_with_the_given_first_dealer(manager: Ro
     assert again.get(room.slug).game.dealer == 2  # type: ignore[union-attr]
     with pytest.raises(Refused):
         await manager.create_table(preset="gurka-night", options={}, names=NAMES, dealer=5)
+    # long names are cut to the room's length and still tell the players apart
+    long = ["Christopher Alexander Smith-Jones", "Christopher Alexander Smith-Brown", "Bo"]
+    room = await manager.create_table(preset="gurka-night", options={}, names=long, dealer=0)
+    shown = [room.seats[i].name for i in range(3)]
+    assert len(set(shown)) == 3 and shown[2] == "Bo" and all(len(n) <= 24 for n in shown)
 
 
 async def test_a_fresh_token_takes_the_seat_and_the_old_one_stops_working(manager: RoomManager) -> None:
