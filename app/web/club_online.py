@@ -184,6 +184,11 @@ async def _open(app: FastAPI, manager: RoomManager, night_id: int, key: str, pla
         fresh = store.get_night(session, night_id=night_id)
         if fresh is None:
             return
+        theirs = fresh.state.get("rooms", {}).get(key)
+        if theirs and theirs.get("players") == players and theirs.get("dealer") == dealer:
+            log.warning("night %s: %s was opened meanwhile (another process); room %s unused",
+                        night_id, key, room.slug)
+            return
         rooms = {**fresh.state.get("rooms", {}), key: {"slug": room.slug, "players": players, "dealer": dealer}}
         store.save_night_state(session, night_id=night_id, state={**fresh.state, "rooms": rooms},
                                status=fresh.status, winner=fresh.winner)
