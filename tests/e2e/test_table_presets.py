@@ -1,0 +1,328 @@
+"""In a real browser, one deal-ish of every preset against bots, doing that preset's own step
+by clicking (or by keyboard): gurka-night keyboard play with focus and the previous trick kept
+across live updates; gurka-is exchange and a multi-card lead; vidivellir exchange, a pair lead
+and a kill or lay-on; kurkku's must-beat refusal; Rassi's double and pass (free cards when dealt)."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.e2e
+
+LAPTOP = {"viewport": {"width": 1280, "height": 860}}
+PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2, "is_mobile": True, "has_touch": True}
+TURN = ("play", "select", "exchange", "rassi", "over")
+
+
+# ------------------------------------------------------------------ helpers
+
+
+def create_room(page, server: str, preset: str, *, seats: int, bots: int, options: tuple[str, ...] = ()) -> None:  # type: ignore[no-untyped-def]
+    page.goto(server + "/")
+    page.fill("#name", "Anna")
+    page.select_option("#preset", preset)
+    page.wait_for_selector(f'#options a[href="/rules/{preset}"]')
+    page.select_option("#seats", str(seats))
+    page.select_option("#bots", str(bots))
+    if options:
+        page.click("#options summary")
+        for name in options:
+            page.check(f"input[name=opt_{name}]")
+    page.click("button[type=submit]")
+    page.wait_for_url("**/r/*")
+    page.get_by_role("button", name=re.compile("Start the game")).click()
+    page.wait_for_selector(".felt, .gameover")
+
+
+def version(page) -> int:  # type: ignore[no-untyped-def]
+    return int(page.locator("#table").get_attribute("data-version"))
+
+
+def wait_turn(page, timeout: float = 10_000) -> str:  # type: ignore[no-untyped-def]
+    """Wait until it is this player's turn (or the game is over); return the table's mode."""
+    page.wait_for_function(
+        "modes => { const t = document.getElementById('table'); return t && modes.includes(t.dataset.mode); }",
+        arg=list(TURN), timeout=timeout,
+    )
+    return str(page.locator("#table").get_attribute("data-mode"))
+
+
+def wait_after(page, before: int) -> None:  # type: ignore[no-untyped-def]
+    page.wait_for_function("v => +document.getElementById('table').dataset.version > v", arg=before, timeout=10_000)
+
+
+def legal(page) -> list[str]:  # type: ignore[no-untyped-def]
+    return list(json.loads(page.locator("[data-hand]").get_attribute("data-legal") or "[]"))
+
+
+def leading(page) -> bool:  # type: ignore[no-untyped-def]
+    return page.locator(".trick > .plays").count() == 0
+
+
+def hand_codes(page) -> list[str]:  # type: ignore[no-untyped-def]
+    return list(page.eval_on_selector_all(".hand .cardbtn", "els => els.map(e => e.dataset.code)"))
+
+
+def select_and_send(page, cards: list[str]) -> None:  # type: ignore[no-untyped-def]
+    for code in cards:
+        page.locator(f'.hand .cardbtn[data-code="{code}"][aria-pressed=false]').first.click()
+    button = page.locator("[data-send-selection]")
+    assert button.is_enabled(), f"{button.inner_text()} should be enabled for {cards}"
+    before = version(page)
+    button.click()
+    wait_after(page, before)
+
+
+def play_simply(page, mode: str) -> None:  # type: ignore[no-untyped-def]
+    """Any legal move, by clicking: the first playable card, a single, or keep the hand."""
+    before = version(page)
+    if mode == "play":
+        page.locator(".hand button.playable").first.click()
+    elif mode == "select":
+        lg = legal(page)
+        singles = [a for a in lg if len(a.split()) == 2]
+        select_and_send(page, (singles or lg)[0].split()[1:])
+        return
+    elif mode in ("exchange", "rassi"):
+        page.get_by_role("button", name="Keep my hand").click()
+    wait_after(page, before)
+
+
+def no_hidden_cards(page) -> None:  # type: ignore[no-untyped-def]
+    """Cards are drawn only in my hand, on the felt (played cards), in penalty piles and in the
+    last deal's final cards; my hand has as many cards as my seat says (nobody else's)."""
+    stray = page.evaluate(
+        "Array.from(document.querySelectorAll('[data-card]'))"
+        ".filter(c => !c.closest('.hand, .felt, .dealend, .pens')).map(c => c.dataset.card)"
+    )
+    assert stray == [], stray
+    count = page.locator(".seat.me .count").inner_text()
+    assert count.startswith(f"×{len(hand_codes(page))}"), count
+
+
+def game_for(context_kw: dict, browser):  # type: ignore[no-untyped-def]
+    ctx = browser.new_context(**context_kw)
+    return ctx, ctx.new_page()
+
+
+# ------------------------------------------------------------------ presets
+
+
+def test_gurka_night_by_keyboard(server: str, browser, shots: Path) -> None:  # type: ignore[no-untyped-def]
+    ctx, page = game_for(LAPTOP, browser)
+    try:
+        create_room(page, server, "gurka-night", seats=3, bots=2)
+        # Tab from the top of the page into the hand
+        page.evaluate("document.activeElement && document.activeElement.blur()")
+        for _ in range(30):
+            page.keyboard.press("Tab")
+            if page.evaluate("!!(document.activeElement && document.activeElement.closest('[data-hand]'))"):
+                break
+        else:
+            pytest.fail("Tab never reached the hand")
+        opened = False
+        for turn in range(6):
+            mode = wait_turn(page)
+            assert mode == "play"
+            no_hidden_cards(page)
+            focused = page.evaluate("document.activeElement.dataset.code || null")
+            assert focused in hand_codes(page), "focus stays on a card of the hand across live updates"
+            codes = hand_codes(page)
+            playable = page.eval_on_selector_all(".hand .cardbtn.playable", "els => els.map(e => e.dataset.code)")
+            if focused not in playable:  # Enter on a greyed card says why, and sends nothing
+                before = version(page)
+                page.keyboard.press("Enter")
+                assert page.locator("[data-whyline]").inner_text().strip()
+                assert version(page) == before
+            i, j = codes.index(focused), codes.index(playable[0])
+            for _ in range(abs(j - i)):
+                page.keyboard.press("ArrowRight" if j > i else "ArrowLeft")
+            assert page.evaluate("document.activeElement.dataset.code") == playable[0]
+            before = version(page)
+            page.keyboard.press("Enter")
+            wait_after(page, before)
+            if turn == 0:
+                page.screenshot(path=str(shots / "presets-night-keyboard.png"))
+            # open the previous trick once it is shown, by keyboard, then keep playing
+            if not opened and page.locator("details.lasttrick").count():
+                page.locator("details.lasttrick summary").focus()
+                page.keyboard.press("Enter")
+                assert page.locator("details.lasttrick[open]").count() == 1
+                opened = True
+                page.locator(".hand .cardbtn").first.focus()
+            elif opened and page.locator("details.lasttrick").count():
+                assert page.locator("details.lasttrick[open]").count() == 1, "the previous trick stays open"
+            if page.locator(".dealend").count():
+                break
+        assert opened, "a previous trick was shown during the deal"
+    finally:
+        ctx.close()
+
+
+def test_gurka_is_exchange_and_multi_card_lead(server: str, browser, shots: Path) -> None:  # type: ignore[no-untyped-def]
+    ctx, page = game_for(PHONE, browser)
+    try:
+        create_room(page, server, "gurka-is", seats=2, bots=1, options=("exchange", "soft_discard"))
+        exchanged = led_set = False
+        deadline = time.monotonic() + 15
+        while not (exchanged and led_set) and time.monotonic() < deadline:
+            mode = wait_turn(page)
+            if mode == "over":
+                break
+            if mode == "exchange" and not exchanged:
+                assert "swap" in page.locator(".advice").inner_text()
+                top = hand_codes(page)[-1]
+                page.locator(f'.hand .cardbtn[data-code="{top}"]').click()
+                assert page.locator("[data-send-selection]").inner_text() == "Exchange 1 card"
+                page.screenshot(path=str(shots / "presets-is-exchange-phone.png"))
+                select_and_send(page, [])
+                assert top not in hand_codes(page) or mode != "exchange"
+                exchanged = True
+            elif mode == "select" and leading(page) and any(len(a.split()) > 2 for a in legal(page)):
+                cards = next(a for a in legal(page) if len(a.split()) > 2).split()[1:]
+                assert "several of one rank" in page.locator(".advice").inner_text()
+                for code in cards:
+                    page.locator(f'.hand .cardbtn[data-code="{code}"][aria-pressed=false]').first.click()
+                assert page.locator("[data-send-selection]").inner_text() == f"Play {len(cards)} cards"
+                page.screenshot(path=str(shots / "presets-is-set-selected-phone.png"))
+                before = version(page)
+                page.locator("[data-send-selection]").click()
+                wait_after(page, before)
+                mine = page.locator(".trick .play", has_text="Anna").first
+                assert mine.locator(".card").count() == len(cards), "the whole set is on the table"
+                led_set = True
+            elif mode == "play" and not leading(page):
+                # take tricks to get the lead: the highest card that may be played
+                before = version(page)
+                page.locator(".hand button.playable").last.click()
+                wait_after(page, before)
+            else:
+                play_simply(page, mode)
+        assert exchanged, "the exchange step was offered"
+        assert led_set, "a multi-card lead was made"
+        assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0
+    finally:
+        ctx.close()
+
+
+def test_vidivellir_pair_and_kill_or_lay_on(server: str, browser, shots: Path) -> None:  # type: ignore[no-untyped-def]
+    ctx, page = game_for(LAPTOP, browser)
+    try:
+        exchanged = pair_led = answered = killed = False
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and not (exchanged and pair_led and killed):
+            create_room(page, server, "vidivellir", seats=5, bots=4)
+            while time.monotonic() < deadline and not (exchanged and pair_led and killed):
+                mode = wait_turn(page)
+                if mode == "over":
+                    break
+                if mode == "exchange" and not exchanged:
+                    limit = int(page.locator("[data-hand]").get_attribute("data-max"))
+                    if limit >= 1:
+                        top = hand_codes(page)[-1]
+                        page.locator(f'.hand .cardbtn[data-code="{top}"]').click()
+                        select_and_send(page, [])
+                        exchanged = True
+                    else:
+                        play_simply(page, mode)
+                elif mode == "select" and leading(page) and not pair_led and any(len(a.split()) == 3 for a in legal(page)):
+                    cards = next(a for a in legal(page) if len(a.split()) == 3).split()[1:]
+                    select_and_send(page, cards)
+                    assert page.locator(".trick .play", has_text="Anna").first.locator(".card").count() == 2
+                    pair_led = True
+                elif mode == "select" and not leading(page):
+                    advice = page.locator(".advice").inner_text()
+                    options = legal(page)
+                    assert all(len(a.split()) == len(options[0].split()) for a in options)
+                    if len(options) == 1:  # only the lowest cards: selected already
+                        assert "selected for you" in advice
+                        assert page.locator("[data-send-selection]").is_enabled()
+                        before = version(page)
+                        page.locator("[data-send-selection]").click()
+                        wait_after(page, before)
+                    else:  # kill or lay on (the discard of the lowest cards comes last)
+                        assert "killed by a" in advice
+                        select_and_send(page, options[0].split()[1:])
+                        how = page.locator(".trick .play", has_text="Anna").first.inner_text()
+                        assert "killed" in how or "laid on" in how, how
+                        page.screenshot(path=str(shots / "presets-vidivellir-kill-or-lay-on.png"))
+                        killed = True
+                    answered = True
+                else:
+                    play_simply(page, mode)
+        assert exchanged and pair_led and answered
+        if not killed:
+            pytest.xfail("no kill or lay-on came up in 20 s of random deals (pair lead and set answer checked)")
+    finally:
+        ctx.close()
+
+
+def test_kurkku_must_beat(server: str, browser, shots: Path) -> None:  # type: ignore[no-untyped-def]
+    ctx, page = game_for(PHONE, browser)
+    try:
+        create_room(page, server, "kurkku", seats=3, bots=2)
+        refused = False
+        for _ in range(30):
+            mode = wait_turn(page)
+            if mode == "over":
+                break
+            blocked = page.locator(".hand button.blocked")
+            if mode == "play" and blocked.count() and "when you can" in page.locator(".advice").inner_text():
+                before = version(page)
+                blocked.first.click(force=True)  # aria-disabled: explains, sends nothing
+                assert "must beat" in page.locator("[data-whyline]").inner_text()
+                page.wait_for_timeout(200)
+                assert version(page) == before
+                page.screenshot(path=str(shots / "presets-kurkku-must-beat-phone.png"))
+                refused = True
+            play_simply(page, mode)
+            if refused:
+                break
+        assert refused, "a must-beat turn came up"
+    finally:
+        ctx.close()
+
+
+def test_rassi_double_then_pass(server: str, browser, shots: Path) -> None:  # type: ignore[no-untyped-def]
+    ctx, page = game_for(LAPTOP, browser)
+    try:
+        create_room(page, server, "rassi", seats=2, bots=1)
+        steps: list[str] = []
+        for _ in range(12):
+            mode = wait_turn(page)
+            if mode != "rassi":
+                break
+            phase = page.locator(".statusbar .phase").inner_text()
+            buttons = page.locator(".actions button").all_inner_texts()
+            assert "Keep my hand" in buttons
+            before_hand = hand_codes(page)
+            before = version(page)
+            if "free" in phase:
+                assert "no picture card" in page.locator(".advice").inner_text()
+                page.get_by_role("button", name=re.compile("Take free cards")).click()
+                steps.append("free")
+            elif "redouble" in phase:
+                assert "×4" in page.locator(".advice").inner_text()
+                page.get_by_role("button", name="Keep my hand").click()
+                steps.append("pass")
+            else:
+                assert "double" in page.locator(".advice").inner_text()
+                page.screenshot(path=str(shots / "presets-rassi-double.png"))
+                page.get_by_role("button", name=re.compile("Double")).click()
+                steps.append("double")
+            wait_after(page, before)
+            if steps[-1] in ("free", "double"):
+                assert page.locator(".trick").inner_text()  # the felt says who swapped
+            if steps[-1] == "double":
+                assert page.locator(".seat.me .tag.mult").inner_text() == "×2"
+                wait_turn(page)
+                assert hand_codes(page) != before_hand, "a new hand after doubling"
+        assert "double" in steps and "pass" in steps, steps
+        assert wait_turn(page) in ("play", "select")
+    finally:
+        ctx.close()
