@@ -62,8 +62,10 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         log.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
+    # Per module, not per session: playwright's sync API keeps an event loop running in this
+    # thread while it is open, and every async test collected after it would then fail.
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
