@@ -65,8 +65,9 @@ def card_short(code: str) -> str:
     return RANK_TEXT.get(code[0], code[0]) + SUIT_SYMBOL.get(code[1], code[1])
 
 
-def card_html(code: str, *, size: str = "", extra_class: str = "") -> Markup:
-    """A card drawn by the app: rank and suit symbol in corners, big pip (SVG sprite) in the middle."""
+def card_html(code: str, *, size: str = "", extra_class: str = "", top: bool = False) -> Markup:
+    """A card drawn by the app: rank and suit symbol in corners, big pip (SVG sprite) in the middle.
+    `top`: one of the preset's top cards (above the ace), marked with a gold corner."""
     code = str(code)
     if code.startswith("X"):
         body = (
@@ -82,10 +83,11 @@ def card_html(code: str, *, size: str = "", extra_class: str = "") -> Markup:
             f'<svg class="pip" aria-hidden="true" viewBox="0 0 100 100"><use href="#suit-{suit}"/></svg>'
         )
         suit_class = f"suit-{suit}"
-    classes = " ".join(c for c in ("card", suit_class, size, extra_class) if c)
+    classes = " ".join(c for c in ("card", suit_class, size, extra_class, "top" if top else "") if c)
+    label = card_label(code) + (", a top card above the ace" if top else "")
     return Markup(
         f'<span class="{classes}" data-card="{escape(code)}" role="img" '
-        f'aria-label="{escape(card_label(code))}">{body}</span>'
+        f'aria-label="{escape(label)}">{body}</span>'
     )
 
 
@@ -171,6 +173,7 @@ def table_context(room: LiveRoom, seat: int | None) -> dict[str, Any]:
         "legal": [],
         "my_turn": False,
         "bot_playing_me": me is not None and room.seats[me].bot_controlled,
+        "top_cards": [c for c in (g.ruleset.top_cards if g is not None else ()) if not c.startswith("X")],
     }
     if view is None:
         return ctx
@@ -290,4 +293,8 @@ def status_line(ctx: dict[str, Any]) -> str:
             "rassi_redouble": "Your turn: redouble or keep your hand?",
         }.get(view["phase"], "Your turn.")
     name = ctx.get("to_act_name")
-    return f"Waiting for {name}." if name else "Dealing…"
+    waiting = f"Waiting for {name}." if name else "Dealing…"
+    me = ctx.get("me")
+    if me is not None and me in (view.get("out") or []):
+        return f"You are out; the others play on. {waiting}"
+    return waiting
