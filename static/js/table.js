@@ -163,9 +163,24 @@
     if (target && target.focus) target.focus({ preventScroll: true });
   }
 
+  // One tab stop for the whole hand (roving tabindex): Tab enters the hand, the arrows move
+  // inside it, and the next Tab goes on to Play / Exchange.
+  function rove(hand, current) {
+    var buttons = all(hand, "button.cardbtn");
+    if (!buttons.length) return;
+    if (buttons.indexOf(current) < 0) current = hand.querySelector("button.cardbtn.playable") || buttons[0];
+    buttons.forEach(function (b) { b.tabIndex = b === current ? 0 : -1; });
+  }
+  document.addEventListener("focusin", function (event) {
+    var card = event.target.closest && event.target.closest(".hand .cardbtn");
+    if (card) rove(card.closest("[data-hand]"), card);
+  });
+
   function afterPush() {
     var table = document.getElementById("table");
     if (!table) return;
+    var hand = table.querySelector("[data-hand]");
+    if (hand) rove(hand, null);
     Object.keys(openKeeps).forEach(function (k) {
       var d = table.querySelector('[data-keep="' + k + '"]');
       if (d && d.open !== openKeeps[k]) d.open = openKeeps[k];

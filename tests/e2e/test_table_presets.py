@@ -68,6 +68,17 @@ def hand_codes(page) -> list[str]:  # type: ignore[no-untyped-def]
     return list(page.eval_on_selector_all(".hand .cardbtn", "els => els.map(e => e.dataset.code)"))
 
 
+def key_to(page, code: str) -> None:  # type: ignore[no-untyped-def]
+    """Move the keyboard focus along the hand with the arrow keys to a card not yet selected."""
+    codes = hand_codes(page)
+    pressed = page.eval_on_selector_all(".hand .cardbtn", "els => els.map(e => e.getAttribute('aria-pressed'))")
+    here = codes.index(page.evaluate("document.activeElement.dataset.code"))
+    there = next(i for i, c in enumerate(codes) if c == code and pressed[i] != "true")
+    for _ in range(abs(there - here)):
+        page.keyboard.press("ArrowRight" if there > here else "ArrowLeft")
+    assert page.evaluate("document.activeElement.dataset.code") == code
+
+
 def select_and_send(page, cards: list[str]) -> None:  # type: ignore[no-untyped-def]
     for code in cards:
         page.locator(f'.hand .cardbtn[data-code="{code}"][aria-pressed=false]').first.click()
@@ -186,12 +197,17 @@ def test_gurka_is_exchange_and_multi_card_lead(server: str, browser, shots: Path
             elif mode == "select" and leading(page) and any(len(a.split()) > 2 for a in legal(page)):
                 cards = next(a for a in legal(page) if len(a.split()) > 2).split()[1:]
                 assert "several of one rank" in page.locator(".advice").inner_text()
+                # by keyboard: arrows to each card of the set, Space selects, Tab leaves the hand for Play
+                page.locator(".hand .cardbtn[tabindex='0']").focus()
                 for code in cards:
-                    page.locator(f'.hand .cardbtn[data-code="{code}"][aria-pressed=false]').first.click()
+                    key_to(page, code)
+                    page.keyboard.press("Space")
                 assert page.locator("[data-send-selection]").inner_text() == f"Play {len(cards)} cards"
+                page.keyboard.press("Tab")
+                assert page.evaluate("document.activeElement.dataset.sendSelection") == "play"
                 page.screenshot(path=str(shots / "presets-is-set-selected-phone.png"))
                 before = version(page)
-                page.locator("[data-send-selection]").click()
+                page.keyboard.press("Enter")
                 wait_after(page, before)
                 mine = page.locator(".trick .play", has_text="Anna").first
                 assert mine.locator(".card").count() == len(cards), "the whole set is on the table"
@@ -214,9 +230,9 @@ def test_vidivellir_pair_and_kill_or_lay_on(server: str, browser, shots: Path) -
     ctx, page = game_for(LAPTOP, browser)
     try:
         exchanged = pair_led = answered = killed = False
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + 25
         while time.monotonic() < deadline and not (exchanged and pair_led and killed):
-            create_room(page, server, "vidivellir", seats=5, bots=4)
+            create_room(page, server, "vidivellir", seats=4, bots=3)
             while time.monotonic() < deadline and not (exchanged and pair_led and killed):
                 mode = wait_turn(page)
                 if mode == "over":
@@ -253,11 +269,15 @@ def test_vidivellir_pair_and_kill_or_lay_on(server: str, browser, shots: Path) -
                         page.screenshot(path=str(shots / "presets-vidivellir-kill-or-lay-on.png"))
                         killed = True
                     answered = True
+                elif mode == "play" and not leading(page):
+                    before = version(page)  # take tricks to get the lead: the highest card allowed
+                    page.locator(".hand button.playable").last.click()
+                    wait_after(page, before)
                 else:
                     play_simply(page, mode)
         assert exchanged and pair_led and answered
         if not killed:
-            pytest.xfail("no kill or lay-on came up in 20 s of random deals (pair lead and set answer checked)")
+            pytest.xfail("no kill or lay-on came up in 25 s of random deals (pair lead and set answer checked)")
     finally:
         ctx.close()
 
