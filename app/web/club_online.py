@@ -140,7 +140,7 @@ async def _step(app: FastAPI, night_id: int) -> bool:
             dealer = chairs.index(night.dealers[table])
             entry = rooms.get(key)
             if entry is None or entry.get("players") != chairs or entry.get("dealer") != dealer:
-                await _open(app, manager, night_id, key, chairs, dealer)
+                await _open(app, manager, night_id, rooms, key, chairs, dealer)
                 continue
             room = manager.get(entry["slug"])
             if not _finished(room, len(chairs)):
@@ -161,7 +161,7 @@ async def _step(app: FastAPI, night_id: int) -> bool:
                 None,
             )
             if entry is None:
-                await _open(app, manager, night_id, key, list(group), secrets.randbelow(len(group)))
+                await _open(app, manager, night_id, rooms, key, list(group), secrets.randbelow(len(group)))
                 continue
             room = manager.get(entry["slug"])
             if not _finished(room, len(group)):
@@ -172,9 +172,10 @@ async def _step(app: FastAPI, night_id: int) -> bool:
     return False
 
 
-async def _open(app: FastAPI, manager: RoomManager, night_id: int, key: str, players: list[str],
-                dealer: int) -> None:
-    """A table's room, seated in chair order with its first dealer; remembered in the night."""
+async def _open(app: FastAPI, manager: RoomManager, night_id: int, rooms: dict[str, Any], key: str,
+                players: list[str], dealer: int) -> None:
+    """A table's room, seated in chair order with its first dealer; remembered in the night (and
+    in `rooms`, the caller's copy of the night's rooms)."""
     try:
         room = await manager.create_table(preset=PRESET, options={}, names=players, dealer=dealer)
     except Refused:
@@ -189,9 +190,11 @@ async def _open(app: FastAPI, manager: RoomManager, night_id: int, key: str, pla
             log.warning("night %s: %s was opened meanwhile (another process); room %s unused",
                         night_id, key, room.slug)
             return
-        rooms = {**fresh.state.get("rooms", {}), key: {"slug": room.slug, "players": players, "dealer": dealer}}
-        store.save_night_state(session, night_id=night_id, state={**fresh.state, "rooms": rooms},
+        entry = {"slug": room.slug, "players": players, "dealer": dealer}
+        stored = {**fresh.state.get("rooms", {}), key: entry}
+        store.save_night_state(session, night_id=night_id, state={**fresh.state, "rooms": stored},
                                status=fresh.status, winner=fresh.winner)
+    rooms[key] = entry
 
 
 def _record(app: FastAPI, night_id: int, *, stage: str, number: int, table: str, result: RoundResult) -> bool:

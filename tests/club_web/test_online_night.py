@@ -181,3 +181,46 @@ def test_a_result_missed_across_a_restart_is_recorded_at_start(app_settings) -> 
         assert night.current.results["vinder"] == club_online.result_from_game(
             client.app.state.rooms.get(slug).game, night.tables["vinder"]
         )
+
+
+def test_a_playoff_is_played_online_and_recorded_from_its_room(client) -> None:
+    """Base rounds typed in by hand (the same result pattern at every table ties two groups of
+    players after every tie-break), then each playoff group gets its own room; bots play it and
+    the ranking is recorded; the finals open."""
+    night_id = online_night(client)
+    url = f"/club/nights/{night_id}"
+    csrf = token(client, url)
+    while (night := core(client, night_id)).phase == "base":
+        table = night.pending_tables[0]
+        chairs = night.tables[table]
+        data = {"csrf": csrf, "table": table, "phase": "base", "round": str(night.current.number),
+                "first_out": chairs[0], "second_out": chairs[1], "winner": chairs[2]}
+        assert client.post(f"{url}/results", data=data, follow_redirects=False).status_code == 303
+    assert night.phase == "playoff" and all(2 <= len(g) <= 7 for g in night.playoffs)
+    groups = [list(g) for g in night.playoffs]
+    rooms = night_row(client, night_id).state["rooms"]
+    playoff_rooms = {k: e for k, e in rooms.items() if k.startswith("playoff-")}
+    assert sorted(sorted(e["players"]) for e in playoff_rooms.values()) == sorted(sorted(g) for g in groups)
+    live = client.get(f"{url}/live").text
+    assert live.count(">Play</a>") == sum(len(g) for g in groups)
+    for key in playoff_rooms:
+        assert f"/club/nights/{night_id}/bots/{key}" in live
+        assert client.post(f"{url}/bots/{key}", data={"csrf": csrf}, follow_redirects=False).status_code == 303
+    deadline = time.monotonic() + 30
+    while core(client, night_id).phase == "playoff":
+        assert time.monotonic() < deadline, "the playoffs were not recorded"
+        time.sleep(0.02)
+    night = core(client, night_id)
+    assert night.stage == "finals"
+    with session_scope(client.app.state.engine) as session:
+        playoffs = [r for r in store.list_results(session, night_id=night_id) if r.phase == "playoff"]
+    manager = client.app.state.rooms
+    assert len(playoffs) == len(groups) and {r.source for r in playoffs} == {"online"}
+    for entry in playoff_rooms.values():
+        game = manager.get(entry["slug"]).game
+        order = club_online.playoff_order(game, entry["players"])
+        assert any(r.result["order"] == order for r in playoffs)
+    finals = {"finals-1-finale", "finals-1-mellanfinale", "finals-1-taberfinale"}
+    while not finals <= set(night_row(client, night_id).state["rooms"]):  # opened right after
+        assert time.monotonic() < deadline, "the finals did not open"
+        time.sleep(0.02)
