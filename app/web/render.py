@@ -282,7 +282,15 @@ def status_line(ctx: dict[str, Any]) -> str:
             return "You are the host: start when everyone is here."
         return "Waiting for the host to start the game."
     if view.get("over"):
-        return "The game is over."
+        ranking = view.get("ranking") or []
+        if not ranking:
+            return "The game is over."
+        names, scores = ctx.get("names") or [], view.get("scores") or []
+        first = [s for s in ranking if scores[s] == scores[ranking[0]]]
+        who = " and ".join("you" if s == ctx.get("me") else names[s] for s in first)
+        if len(first) > 1:
+            return f"The game is over: {who} share first place."
+        return f"The game is over: {'you win' if first[0] == ctx.get('me') else who + ' wins'}!"
     if ctx.get("my_turn"):
         if view["phase"] == "play":
             return "Your turn: lead." if ctx.get("leading") else "Your turn: play."
