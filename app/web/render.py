@@ -6,6 +6,7 @@ nothing hidden from that seat can reach its page.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from fastapi.templating import Jinja2Templates
@@ -102,12 +103,18 @@ def card_back(*, size: str = "mini") -> Markup:
     return Markup(f'<span class="card back {size}" aria-hidden="true"></span>')
 
 
+def player_text(text: str) -> str:
+    """Option help for players: without the rule-book section numbers ("(§5)") meant for developers."""
+    return re.sub(r"\s*\(§[\d.]+\)", "", str(text))
+
+
 def setup_templates(templates: Jinja2Templates) -> None:
     env = templates.env
     env.globals.update(card=card_html, card_back=card_back, card_label=card_label, card_short=card_short,
                        preset_title=PRESET_TITLE, phase_text=PHASE_TEXT, how_text=HOW_TEXT,
                        rassi_text=RASSI_TEXT)
     env.filters["card_label"] = card_label
+    env.filters["player_text"] = player_text
     env.filters["card_short"] = card_short
 
 
