@@ -278,6 +278,8 @@ def _advice(mode: str, phase: str, hand: list[dict[str, Any]], legal: list[str],
                 "or keep your hand.")
     if mode == "rassi":
         return RASSI_ADVICE.get(phase, "Swap your hand or keep it.")
+    if mode == "watch" and phase == "play" and preset == "gurka-is" and len(hand) == 1:
+        return "This is your final card: you sit out while the others play on until everyone holds one."
     return ""
 
 
