@@ -302,7 +302,7 @@ def status_line(ctx: dict[str, Any]) -> str:
         return f"The game is over: {'you win' if first[0] == ctx.get('me') else who + ' wins'}!"
     if ctx.get("my_turn"):
         if view["phase"] == "play":
-            return "Your turn: lead." if ctx.get("leading") else "Your turn: play."
+            return "Your turn: lead." if ctx.get("leading") else "Your turn: play a card."
         return {
             "exchange": "Your turn: exchange cards or keep your hand.",
             "rassi_free": "Your turn: free cards or keep your hand?",
