@@ -227,8 +227,9 @@ def table_context(room: LiveRoom, seat: int | None) -> dict[str, Any]:
     ctx.update(
         leading=leading,
         hand_n=len(hand),
-        exchange_done=[(names[d["seat"]], d["count"]) for d in exchange.get("done") or []],
-        rassi_done=[(names[s], RASSI_DONE[k]) for k in ("free", "double", "redouble") for s in rassi.get(k) or []],
+        exchange_done=[("You" if d["seat"] == me else names[d["seat"]], d["count"]) for d in exchange.get("done") or []],
+        rassi_done=[("You" if s == me else names[s], RASSI_DONE[k])
+                    for k in ("free", "double", "redouble") for s in rassi.get(k) or []],
         advice=_advice(mode, phase, hand, legal, leading, view.get("exchange") or {}, view.get("preset", "")),
     )
     ctx.update(
