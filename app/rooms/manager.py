@@ -11,6 +11,7 @@ from typing import Any
 from sqlalchemy import Engine
 
 from app.rooms import engine as rules_engine
+from app.rooms import pg_notify
 from app.rooms.room import BOT_NAMES, MAX_NAME, LiveRoom, Refused, Seat, clean_name
 from app.rooms.tokens import hash_token, new_slug, new_token
 from app.store import rooms as store
@@ -42,6 +43,7 @@ class RoomManager:
         self._create_lock = asyncio.Lock()
         self.loaded = False
         self.game_over_observers: list[GameOverObserver] = []
+        self.sync: Any = None  # app.rooms.sync.RoomSync on Postgres: follows other processes
 
     # ------------------------------------------------------------------ life cycle
 
@@ -49,6 +51,11 @@ class RoomManager:
         """Bring every stored room back (if not done yet) and let their bots carry on."""
         if not self.loaded:
             self.load()
+        if self.db.dialect.name == "postgresql" and self.sync is None:
+            from app.rooms.sync import RoomSync
+
+            self.sync = RoomSync(self, self.db.url.render_as_string(hide_password=False))
+            self.sync.start()
         for room in self.rooms.values():
             room.schedule_bot()
 
@@ -72,6 +79,9 @@ class RoomManager:
         log.info("rooms: %d brought back", len(self.rooms))
 
     async def stop(self) -> None:
+        if self.sync is not None:
+            await self.sync.stop()
+            self.sync = None
         for room in list(self.rooms.values()):
             await room.stop()
 
@@ -138,6 +148,8 @@ class RoomManager:
             version = store.record_events(
                 session, room_id=room.id, seen_version=room.version, events=events, status=status
             )
+            # The doorbell for other processes, in this transaction: rung only if it commits.
+            pg_notify.notify(session, room.id, version)
             if seats is not None:
                 store.replace_seats(session, room_id=room.id, seats=[s.row() for s in seats])
             if host is not None:
@@ -150,7 +162,20 @@ class RoomManager:
     # ------------------------------------------------------------------ rooms
 
     def get(self, slug: str) -> LiveRoom | None:
-        return self.rooms.get(slug)
+        """The live room, brought from the database if this process has not served it yet
+        (with several processes, another one may have created it)."""
+        room = self.rooms.get(slug)
+        if room is None and self.loaded and len(slug) <= 64:
+            from app.rooms.sync import load_room
+
+            try:
+                room = load_room(self, slug)
+            except Exception:
+                log.exception("room %r could not be loaded", slug)
+                return None
+            if room is not None:
+                room = self.rooms.setdefault(slug, room)
+        return room
 
     async def create_table(
         self, *, preset: str, options: dict[str, Any], names: list[str], dealer: int

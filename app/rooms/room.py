@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from app.rooms import engine
 from app.rooms.hub import Connection
 from app.rooms.tokens import hash_token, new_token
+from app.store.rooms import VersionConflict
 
 if TYPE_CHECKING:
     from app.rooms.manager import RoomManager
@@ -175,14 +176,30 @@ class LiveRoom:
     async def _run(self, fn: Callable[[], Any]) -> Any:
         async with self.lock:
             was_over = self.status == "over"
-            try:
-                result = fn()
-            except Refused:
-                raise
-            except Exception:
-                log.exception("room %s: change failed, reloading from the event log", self.id)
-                await self._recover()
-                raise Refused("Something went wrong on the server; the table was reloaded.") from None
+            for attempt in range(3):
+                try:
+                    result = fn()
+                    break
+                except Refused:
+                    if attempt:  # reloaded after a conflict: everybody here gets the fresh table
+                        self.publish()
+                    raise
+                except VersionConflict:
+                    # Another process moved this room first: the database refused our version.
+                    # Adopt what it wrote and check the request again against the fresh table (a
+                    # move made on the old version is then refused as stale; a join just retries).
+                    log.info("room %s: another process moved first; reloading", self.id)
+                    await self._recover()
+                except Exception:
+                    log.exception("room %s: change failed, reloading from the event log", self.id)
+                    await self._recover()
+                    raise Refused("Something went wrong on the server; the table was reloaded.") from None
+            else:
+                self.publish()
+                raise Refused(
+                    f"Another move reached the table first (it is now at version {self.version}): "
+                    "here is the fresh table."
+                )
             game_over = self.status == "over" and not was_over
         self.publish()
         self.schedule_bot()

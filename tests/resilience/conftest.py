@@ -313,7 +313,9 @@ class SeatClient:
     def ws_url(self) -> str:
         return self.base_url.replace("http://", "ws://", 1) + f"/r/{self.slug}/ws"
 
-    async def connect(self, base_url: str | None = None, *, timeout: float = 10.0) -> SeatClient:
+    async def connect(
+        self, base_url: str | None = None, *, timeout: float = 10.0, first_table: bool = True
+    ) -> SeatClient:
         if base_url is not None:
             self.base_url = base_url
         headers = {"Cookie": f"{seat_cookie_name(self.slug)}={self.token}"} if self.token else {}
@@ -327,6 +329,13 @@ class SeatClient:
             ping_interval=None,
         )
         self._reader = asyncio.get_running_loop().create_task(self._read(self.ws))
+        if first_table:  # the server pushes the full table on every (re)connect
+            seen = len(self.frames)
+            await self.wait_for(
+                lambda c: any(f.get("kind") == "table" for f in c.frames[seen:]),
+                timeout,
+                "the first table",
+            )
         return self
 
     async def _read(self, ws: ClientConnection) -> None:
@@ -432,8 +441,8 @@ async def all_at(clients: list[SeatClient], version: int, timeout: float = 15.0)
 
 async def start_game(clients: list[SeatClient]) -> None:
     host = clients[0]
-    await all_at(clients, host.version)
-    before = host.version
+    before = max(c.version for c in clients)
+    await all_at(clients, before)
     await host.send(do="start", v=before)
     await asyncio.gather(*(c.wait_version(before) for c in clients))
 

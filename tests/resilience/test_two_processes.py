@@ -1,0 +1,143 @@
+"""Two real app processes on one Postgres database serve the same room.
+
+Seats connected to different processes see each other's moves live (LISTEN/NOTIFY doorbell,
+then the events are read from the database); a process killed with `kill -9` loses nothing:
+its players move to the other process and carry on; two moves on the same version from two
+processes: exactly one wins, the other player gets a clear message and the fresh table.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import pytest
+
+from tests.resilience.conftest import (
+    SeatClient,
+    all_at,
+    create_room,
+    join_room,
+    play_step,
+    play_to_end,
+    start_game,
+)
+
+pytestmark = pytest.mark.postgres
+
+
+async def until(predicate, timeout: float = 15.0) -> None:
+    async def wait() -> None:
+        while not predicate():
+            await asyncio.sleep(0.02)
+
+    await asyncio.wait_for(wait(), timeout)
+
+
+@pytest.fixture
+def two_servers(postgres_url, start_server):
+    a = start_server(postgres_url)  # first: it runs the migrations
+    b = start_server(postgres_url)
+    return a, b
+
+
+async def seat_across(a, b) -> list[SeatClient]:
+    """A room created on A; Bo joins through B (which has never seen it), Cai through A."""
+    slug, t0 = await create_room(a.url, name="Anna", seats=3, target=5)
+    t1 = await join_room(b.url, slug, "Bo")
+    t2 = await join_room(a.url, slug, "Cai")
+    return [
+        SeatClient(a.url, slug, t0, "Anna@A"),
+        SeatClient(b.url, slug, t1, "Bo@B"),
+        SeatClient(b.url, slug, t2, "Cai@B"),
+    ]
+
+
+async def test_players_on_two_processes_see_each_others_moves_live(two_servers) -> None:
+    a, b = two_servers
+    clients = await seat_across(a, b)
+    for c in clients:
+        await c.connect()
+    await start_game(clients)  # the host's start on A reaches Bo and Cai on B
+    steps = await play_to_end(clients, random.Random(2))
+    assert steps > 10
+    fps = [c.fingerprint() for c in clients]
+    assert len({fp["version"] for fp in fps}) == 1
+    assert len({tuple(fp["scores"]) for fp in fps}) == 1
+    assert all(fp["over"] for fp in fps)
+    for c in clients:
+        await c.close()
+
+
+async def test_kill_9_one_of_two_processes_loses_nothing(two_servers) -> None:
+    a, b = two_servers
+    clients = await seat_across(a, b)
+    for c in clients:
+        await c.connect()
+    await start_game(clients)
+    rng = random.Random(4)
+    for _ in range(4):
+        await play_step(clients, rng)
+    version = max(c.version for c in clients)
+    await all_at(clients, version)
+    before = [c.fingerprint() for c in clients]
+
+    a.kill()
+    assert await clients[0].wait_closed() == 1006
+    await clients[0].connect(b.url)  # Anna's page reconnects, now to B
+    await clients[0].send(do="sync", v=version)
+    await all_at(clients, version)
+    assert [c.fingerprint() for c in clients] == before
+    for _ in range(3):  # the game goes on with everybody on B
+        await play_step(clients, rng)
+
+    a.start()  # A comes back on the same database; Cai moves over to it
+    await clients[2].close()
+    await clients[2].connect(a.url)
+    await all_at(clients, max(c.version for c in clients))
+    await play_to_end(clients, rng)
+    for c in clients:
+        await c.close()
+
+
+async def test_two_moves_on_one_version_from_two_processes_exactly_one_wins(two_servers) -> None:
+    a, b = two_servers
+    clients = await seat_across(a, b)
+    for c in clients:
+        await c.connect()
+    await start_game(clients)
+    rng = random.Random(9)
+    for _ in range(2):
+        await play_step(clients, rng)
+    version = max(c.version for c in clients)
+    await all_at(clients, version)
+    mover = next(c for c in clients if c.offered_actions())
+    options = mover.offered_actions()
+    # The same seat, a second device on the other process: both move at once on one version.
+    other_url = b.url if mover.base_url == a.url else a.url
+    twin = SeatClient(other_url, mover.slug, mover.token, mover.name + "-twin")
+    await twin.connect()
+    await twin.wait_for(lambda c: c.version >= version, what="its first table")
+    first, second = options[0], options[-1]
+    await asyncio.gather(mover.act(first, v=version), twin.act(second, v=version))
+    await all_at([*clients, twin], version + 1)
+    # Exactly one move was applied: every seat, on both processes, agrees on one table ...
+    top = max(c.version for c in [*clients, twin])
+    await all_at([*clients, twin], top)
+    fps = [c.fingerprint() for c in [*clients, twin]]
+    assert len({fp["version"] for fp in fps}) == 1, fps
+
+    # ... and exactly one of the two devices was told its move lost, with the fresh table.
+    def losers() -> list[SeatClient]:
+        return [
+            c for c in (mover, twin) if any("first" in n or "changed" in n for n in c.notices())
+        ]
+
+    await until(lambda: len(losers()) >= 1)
+    assert len(losers()) == 1, [c.notices() for c in (mover, twin)]
+    loser = losers()[0]
+    assert loser.version == top  # the loser got the fresh table with the refusal
+    await twin.close()
+    await play_to_end(clients, rng)
+    for c in clients:
+        await c.close()
