@@ -197,11 +197,22 @@
     document.documentElement.dataset.version = table.dataset.version || "";
   }
   document.addEventListener("htmx:ws:after:message:incoming", afterPush);
-  document.addEventListener("htmx:ws:after:connection", function () {
+  // The socket closes on a restart or deploy (1012), a dropped slow link (1013) or a lost
+  // network; htmx reconnects by itself meanwhile the status bar says "reconnecting…". Once back,
+  // the page says which table version it shows and the server answers with the full table.
+  var connectedBefore = false;
+  document.addEventListener("htmx:ws:after:connection", function (event) {
     document.documentElement.classList.remove("offline");
+    var socket = event.detail && event.detail.connection && event.detail.connection.socket;
+    if (connectedBefore && socket && socket.readyState === 1) {
+      var v = parseInt(document.documentElement.dataset.version || "", 10);
+      socket.send(JSON.stringify({ do: "sync", v: isNaN(v) ? null : v }));
+    }
+    connectedBefore = true;
   });
-  document.addEventListener("htmx:ws:close", function () {
+  document.addEventListener("htmx:ws:close", function (event) {
     document.documentElement.classList.add("offline");
+    document.documentElement.dataset.closeCode = String((event.detail && event.detail.code) || "");
   });
   document.addEventListener("DOMContentLoaded", function () {
     var link = document.querySelector("[data-room-link]");
