@@ -119,7 +119,7 @@ async def test_two_moves_on_one_version_from_two_processes_exactly_one_wins(two_
     await twin.connect()
     await twin.wait_for(lambda c: c.version >= version, what="its first table")
     first, second = options[0], options[-1]
-    await asyncio.gather(mover.act(first, v=version), twin.act(second, v=version))
+    aids = await asyncio.gather(mover.act(first, v=version), twin.act(second, v=version))
     await all_at([*clients, twin], version + 1)
     # Exactly one move was applied: every seat, on both processes, agrees on one table ...
     top = max(c.version for c in [*clients, twin])
@@ -137,6 +137,19 @@ async def test_two_moves_on_one_version_from_two_processes_exactly_one_wins(two_
     assert len(losers()) == 1, [c.notices() for c in (mover, twin)]
     loser = losers()[0]
     assert loser.version == top  # the loser got the fresh table with the refusal
+
+    # A repeated submission (same action id, e.g. resent after a reconnect to the other
+    # process) is applied once: the winner's very message again, through both processes.
+    winner, winner_aid, winner_action = (
+        (twin, aids[1], second) if loser is mover else (mover, aids[0], first)
+    )
+    for device in (mover, twin):
+        told = len(device.notices())
+        await device.act(winner_action, v=version, aid=winner_aid)
+        await device.wait_for(lambda c, told=told: len(c.notices()) > told, what="a refusal")
+    await asyncio.sleep(0.2)  # give a wrongly applied duplicate the time to show up
+    assert {c.version for c in [*clients, twin]} == {top}
+    assert winner is not loser
     await twin.close()
     await play_to_end(clients, rng)
     for c in clients:
