@@ -13,6 +13,7 @@ import random
 
 import pytest
 
+from app.store.db import upgrade
 from tests.resilience.conftest import (
     SeatClient,
     all_at,
@@ -36,8 +37,11 @@ async def until(predicate, timeout: float = 15.0) -> None:
 
 @pytest.fixture
 def two_servers(postgres_url, start_server):
-    a = start_server(postgres_url)  # first: it runs the migrations
-    b = start_server(postgres_url)
+    upgrade(postgres_url)  # the schema first, so the two processes start side by side
+    a = start_server(postgres_url, wait=False)
+    b = start_server(postgres_url, wait=False)
+    a.wait_ready()
+    b.wait_ready()
     return a, b
 
 
