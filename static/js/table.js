@@ -126,6 +126,8 @@
   }
 
   document.addEventListener("htmx:ws:before:message:incoming", function () {
+    // the open state as it is now (a "toggle" event fires later, maybe after this swap)
+    all(document, "#table details[data-keep]").forEach(function (d) { openKeeps[d.dataset.keep] = d.open; });
     var a = document.activeElement;
     focusKey = keyOf(a);
     var hand = document.querySelector("#table [data-hand]");

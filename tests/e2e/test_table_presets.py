@@ -25,8 +25,10 @@ TURN = ("play", "select", "exchange", "rassi", "over")
 def create_room(page, server: str, preset: str, *, seats: int, bots: int, options: tuple[str, ...] = ()) -> None:  # type: ignore[no-untyped-def]
     page.goto(server + "/")
     page.fill("#name", "Anna")
-    page.select_option("#preset", preset)
-    page.wait_for_selector(f'#options a[href="/rules/{preset}"]')
+    if page.locator("#preset").input_value() != preset:  # the options are swapped in for the preset
+        page.eval_on_selector("#options", "el => el.dataset.old = '1'")
+        page.select_option("#preset", preset)
+        page.wait_for_selector(f'#options:not([data-old]) a[href="/rules/{preset}"]')
     page.select_option("#seats", str(seats))
     page.select_option("#bots", str(bots))
     if options:
@@ -141,6 +143,16 @@ def test_gurka_night_by_keyboard(server: str, browser, shots: Path) -> None:  # 
             mode = wait_turn(page)
             assert mode == "play"
             no_hidden_cards(page)
+            # open the previous trick by keyboard (on our turn: nothing else moves), then play on
+            if not opened and page.locator("details.lasttrick").count():
+                back_to = page.evaluate("document.activeElement.dataset.code")
+                page.locator("details.lasttrick summary").focus()
+                page.keyboard.press("Enter")
+                assert page.locator("details.lasttrick[open]").count() == 1
+                opened = True
+                page.locator(f'.hand .cardbtn[data-code="{back_to}"]').focus()
+            elif opened and page.locator("details.lasttrick").count():
+                assert page.locator("details.lasttrick[open]").count() == 1, "the previous trick stays open"
             focused = page.evaluate("document.activeElement.dataset.code || null")
             assert focused in hand_codes(page), "focus stays on a card of the hand across live updates"
             codes = hand_codes(page)
@@ -159,15 +171,6 @@ def test_gurka_night_by_keyboard(server: str, browser, shots: Path) -> None:  # 
             wait_after(page, before)
             if turn == 0:
                 page.screenshot(path=str(shots / "presets-night-keyboard.png"))
-            # open the previous trick once it is shown, by keyboard, then keep playing
-            if not opened and page.locator("details.lasttrick").count():
-                page.locator("details.lasttrick summary").focus()
-                page.keyboard.press("Enter")
-                assert page.locator("details.lasttrick[open]").count() == 1
-                opened = True
-                page.locator(".hand .cardbtn").first.focus()
-            elif opened and page.locator("details.lasttrick").count():
-                assert page.locator("details.lasttrick[open]").count() == 1, "the previous trick stays open"
             if page.locator(".dealend").count():
                 break
         assert opened, "a previous trick was shown during the deal"
@@ -209,7 +212,7 @@ def test_gurka_is_exchange_and_multi_card_lead(server: str, browser, shots: Path
                 before = version(page)
                 page.keyboard.press("Enter")
                 wait_after(page, before)
-                mine = page.locator(".trick .play", has_text="Anna").first
+                mine = page.locator(".felt .play", has_text="Anna").first
                 assert mine.locator(".card").count() == len(cards), "the whole set is on the table"
                 led_set = True
             elif mode == "play" and not leading(page):
@@ -249,7 +252,7 @@ def test_vidivellir_pair_and_kill_or_lay_on(server: str, browser, shots: Path) -
                 elif mode == "select" and leading(page) and not pair_led and any(len(a.split()) == 3 for a in legal(page)):
                     cards = next(a for a in legal(page) if len(a.split()) == 3).split()[1:]
                     select_and_send(page, cards)
-                    assert page.locator(".trick .play", has_text="Anna").first.locator(".card").count() == 2
+                    assert page.locator(".felt .play", has_text="Anna").first.locator(".card").count() == 2
                     pair_led = True
                 elif mode == "select" and not leading(page):
                     advice = page.locator(".advice").inner_text()
@@ -261,10 +264,16 @@ def test_vidivellir_pair_and_kill_or_lay_on(server: str, browser, shots: Path) -
                         before = version(page)
                         page.locator("[data-send-selection]").click()
                         wait_after(page, before)
-                    else:  # kill or lay on (the discard of the lowest cards comes last)
+                    else:  # kill or lay on: not the lowest cards of the hand (by rank)
                         assert "killed by a" in advice
-                        select_and_send(page, options[0].split()[1:])
-                        how = page.locator(".trick .play", has_text="Anna").first.inner_text()
+                        k = len(options[0].split()) - 1
+                        lowest = sorted(c[0] for c in hand_codes(page)[:k])
+                        better = [a for a in options if sorted(c[0] for c in a.split()[1:]) != lowest]
+                        if not better:
+                            play_simply(page, mode)
+                            continue
+                        select_and_send(page, better[0].split()[1:])
+                        how = page.locator(".felt .play", has_text="Anna").first.text_content() or ""
                         assert "killed" in how or "laid on" in how, how
                         page.screenshot(path=str(shots / "presets-vidivellir-kill-or-lay-on.png"))
                         killed = True
