@@ -11,8 +11,10 @@ from __future__ import annotations
 import asyncio
 import random
 
+import psycopg
 import pytest
 
+from app.rooms.pg_notify import libpq_dsn
 from app.store.db import upgrade
 from tests.resilience.conftest import (
     SeatClient,
@@ -45,6 +47,16 @@ def two_servers(postgres_url, start_server):
     return a, b
 
 
+def cut_listeners(url: str) -> int:
+    """Terminate every doorbell (LISTEN) connection on the database; returns how many."""
+    with psycopg.connect(libpq_dsn(url), autocommit=True) as conn:
+        rows = conn.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE application_name = 'gurka-listener' AND datname = current_database()"
+        ).fetchall()
+    return len(rows)
+
+
 async def seat_across(a, b) -> list[SeatClient]:
     """A room created on A; Bo joins through B (which has never seen it), Cai through A."""
     slug, t0 = await create_room(a.url, name="Anna", seats=3, target=5)
@@ -63,8 +75,17 @@ async def test_players_on_two_processes_see_each_others_moves_live(two_servers) 
     for c in clients:
         await c.connect()
     await start_game(clients)  # the host's start on A reaches Bo and Cai on B
-    steps = await play_to_end(clients, random.Random(2))
-    assert steps > 10
+    rng = random.Random(2)
+    for _ in range(3):
+        await play_step(clients, rng)
+    # Postgres drops both processes' LISTEN connections: they reconnect, resync every room
+    # they serve, and play goes on as if nothing happened.
+    cut = await asyncio.to_thread(cut_listeners, a.database_url)
+    assert cut == 2
+    steps = await play_to_end(clients, rng)
+    assert steps > 5
+    for server in (a, b):
+        await until(lambda server=server: server.log_text().count("listening on 'room'") >= 2)
     fps = [c.fingerprint() for c in clients]
     assert len({fp["version"] for fp in fps}) == 1
     assert len({tuple(fp["scores"]) for fp in fps}) == 1
