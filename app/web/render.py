@@ -303,7 +303,11 @@ def status_line(ctx: dict[str, Any]) -> str:
         return f"The game is over: {'you win' if first[0] == ctx.get('me') else who + ' wins'}!"
     if ctx.get("my_turn"):
         if view["phase"] == "play":
-            return "Your turn: lead." if ctx.get("leading") else "Your turn: play a card."
+            if ctx.get("leading"):
+                return "Your turn: lead."
+            sizes = {len(a.split()) - 1 for a in ctx.get("legal") or [] if a.startswith("play ")}
+            k = sizes.pop() if len(sizes) == 1 else 1
+            return "Your turn: play a card." if k == 1 else f"Your turn: play {k} cards."
         return {
             "exchange": "Your turn: exchange cards or keep your hand.",
             "rassi_free": "Your turn: free cards or keep your hand?",

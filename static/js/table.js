@@ -178,9 +178,24 @@
     if (card) rove(card.closest("[data-hand]"), card);
   });
 
+  // When your turn starts and your hand (or its buttons) is below the fold, bring it up.
+  var wasMyTurn = false;
+  function showHandOnTurn(table) {
+    var mine = ["play", "select", "exchange", "rassi"].indexOf(table.dataset.mode) >= 0;
+    if (mine && !wasMyTurn) {
+      var wrap = table.querySelector(".handwrap");
+      if (wrap && wrap.getBoundingClientRect().bottom > window.innerHeight) {
+        var still = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+        wrap.scrollIntoView({ block: "end", behavior: still ? "auto" : "smooth" });
+      }
+    }
+    wasMyTurn = mine;
+  }
+
   function afterPush() {
     var table = document.getElementById("table");
     if (!table) return;
+    showHandOnTurn(table);
     var hand = table.querySelector("[data-hand]");
     if (hand) rove(hand, null);
     Object.keys(openKeeps).forEach(function (k) {
