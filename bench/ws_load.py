@@ -467,10 +467,17 @@ async def drive(
     # Start every game (the host's "Start" button), not paced, not measured; from then on
     # every reader acts whenever its table offers it something.
     run.playing = True
+    lobby = {id(s): s.version for s in seats}
+    t = time.monotonic()
     for room in run.rooms:
         host = room.seats[0]
         assert host.ws is not None
         await host.ws.send(json.dumps({"do": "start", "v": host.version}))
+    # Every game dealt (the burst of starts is not what we measure), then a warm-up.
+    await gather_limited(
+        [_wait(s, lambda s: s.version > lobby[id(s)]) for s in seats], 5000, setup_deadline + 60
+    )
+    start_s = time.monotonic() - t
     await asyncio.sleep(warmup)
     run.stats.measuring = True
     sent0, done0, cpu0, t0 = run.stats.sent, run.stats.completed, cpu_seconds(pid), time.monotonic()
@@ -497,6 +504,7 @@ async def drive(
         "connections": conns,
         "setup_s": round(created_s, 1),
         "connect_s": round(connect_s, 1),
+        "start_s": round(start_s, 1),
         "sent_per_s": sent / elapsed,
         "actions_per_s": done / elapsed,
         "p50_ms": pct(lat, 50),
