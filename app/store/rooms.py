@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, Column, UniqueConstraint, update
+from sqlalchemy import JSON, Column, UniqueConstraint, bindparam, insert, update
 from sqlmodel import Field, Session, SQLModel, select
 
 
@@ -129,19 +129,33 @@ def record_events(
     writer that raced us makes this raise VersionConflict instead of forking the log.
     """
     new_version = seen_version + len(events)
-    values: dict[str, Any] = {"version": new_version}
+    params: dict[str, Any] = {"b_id": room_id, "b_seen": seen_version, "b_new": new_version}
     if status is not None:
-        values["status"] = status
-    result = session.execute(
-        update(Room)
-        .where(Room.id == room_id, Room.version == seen_version)  # type: ignore[arg-type]
-        .values(**values)
-    )
+        params["b_status"] = status
+    # Core statements built once (this is every move's hot path: the ORM unit of work and
+    # expression building cost more than the SQL). Room objects already loaded in this session
+    # are not refreshed by it: callers use the returned version.
+    bump = _BUMP if status is None else _BUMP_STATUS
+    result = session.execute(bump, params)
     if result.rowcount != 1:  # type: ignore[attr-defined]
         raise VersionConflict(f"room {room_id} is no longer at version {seen_version}")
-    for offset, (seat, kind, payload) in enumerate(events, start=1):
-        session.add(
-            RoomEvent(room_id=room_id, seq=seen_version + offset, seat=seat, kind=kind, payload=payload)
+    if events:
+        session.execute(
+            _ADD_EVENT,
+            [
+                {"room_id": room_id, "seq": seen_version + offset, "seat": seat, "kind": kind,
+                 "payload": payload}
+                for offset, (seat, kind, payload) in enumerate(events, start=1)
+            ],
         )
-    session.flush()
     return new_version
+
+
+_ROOMS = Room.__table__  # type: ignore[attr-defined]
+_BUMP = (
+    update(_ROOMS)
+    .where(_ROOMS.c.id == bindparam("b_id"), _ROOMS.c.version == bindparam("b_seen"))
+    .values(version=bindparam("b_new"))
+)
+_BUMP_STATUS = _BUMP.values(status=bindparam("b_status"))
+_ADD_EVENT = insert(RoomEvent.__table__)  # type: ignore[attr-defined]
