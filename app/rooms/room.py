@@ -98,6 +98,9 @@ class LiveRoom:
         self.recent_aids: OrderedDict[str, int] = OrderedDict()
         self.rng = secrets.SystemRandom()
         self._bot_task: asyncio.Task[None] | None = None
+        # True when this process's last change lost the version race to another process: that
+        # process's action path drives the bots from there (a bot here stops re-trying).
+        self.moved_elsewhere = False
         now = time.monotonic()
         for s in self.seats.values():
             self.absent_since[s.seat] = now
@@ -189,6 +192,7 @@ class LiveRoom:
                     # Adopt what it wrote and check the request again against the fresh table (a
                     # move made on the old version is then refused as stale; a join just retries).
                     log.info("room %s: another process moved first; reloading", self.id)
+                    self.moved_elsewhere = True
                     await self._recover()
                 except Exception:
                     log.exception("room %s: change failed, reloading from the event log", self.id)
@@ -201,6 +205,7 @@ class LiveRoom:
                     "here is the fresh table."
                 )
             game_over = self.status == "over" and not was_over
+            self.moved_elsewhere = False
         self.publish()
         self.schedule_bot()
         if game_over:
@@ -451,6 +456,10 @@ class LiveRoom:
             await self.act(seat, action, version, bot=True)
         except Refused as refused:
             log.info("room %s: bot move refused: %s", self.id, refused)
+            if self.moved_elsewhere:  # lost the race to another process: it carries the bots on
+                if self._bot_task is asyncio.current_task():
+                    self._bot_task = None
+                return
         if self._bot_task is asyncio.current_task():
             self._bot_task = None
         if self.version != version:  # something moved (this move or another): look again

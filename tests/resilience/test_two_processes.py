@@ -179,3 +179,42 @@ async def test_two_moves_on_one_version_from_two_processes_exactly_one_wins(two_
     await play_to_end(clients, rng)
     for c in clients:
         await c.close()
+
+
+async def test_bots_move_from_one_process_and_the_other_takes_over_when_it_dies(
+    postgres_url, start_server
+) -> None:
+    upgrade(postgres_url)
+    a = start_server(postgres_url, env={"BOT_DELAY": "1.0"})
+    b = start_server(postgres_url, env={"BOT_DELAY": "0"})
+    slug, token = await create_room(a.url, name="Anna", seats=3, bots=2, target=5)
+    anna = SeatClient(a.url, slug, token, "Anna@A")
+    watcher = SeatClient(b.url, slug, None, "watcher@B")  # B follows the room
+    await anna.connect()
+    await watcher.connect()
+    await anna.send(do="start", v=anna.version)
+    rng = random.Random(6)
+    # Anna plays on A until the bots have moved a few times: A's action path drives them.
+    for _ in range(3):
+        await anna.wait_for(lambda c: bool(c.offered_actions()), timeout=20, what="Anna's turn")
+        await anna.act(rng.choice(anna.offered_actions()))
+        await watcher.wait_version(anna.version - 1)
+    assert "a bot moves from this process" not in b.log_text()
+    assert "another process moved first" not in a.log_text() + b.log_text()
+    # Anna moves, and A dies before its bot (1 s delay) can answer: B's bot takes over.
+    for _ in range(20):
+        await anna.wait_for(lambda c: bool(c.offered_actions()), timeout=20, what="Anna's turn")
+        moved = anna.version
+        await anna.act(rng.choice(anna.offered_actions()))
+        await watcher.wait_version(moved)  # B has Anna's move ...
+        if watcher.fingerprint()["turn"] not in ([], [0]):  # ... and a bot is to move next
+            break
+    a.kill()
+    after = watcher.version
+    await watcher.wait_version(after, timeout=20)  # ... and then a bot's, from B
+    await until(lambda: "a bot moves from this process" in b.log_text())
+    await anna.wait_closed()
+    await anna.connect(b.url)
+    await anna.wait_for(lambda c: c.version >= watcher.version)
+    for c in (anna, watcher):
+        await c.close()
