@@ -152,7 +152,8 @@ class RoomSync:
     def room_by_id(self, room_id: int) -> LiveRoom | None:
         room = self._by_id.get(room_id)
         if room is None or self.manager.rooms.get(room.slug) is not room:
-            self._by_id = {r.id: r for r in self.manager.rooms.values()}
+            # list(): a page served in a worker thread may be adding a room right now
+            self._by_id = {r.id: r for r in list(self.manager.rooms.values())}
             room = self._by_id.get(room_id)
         return room
 
