@@ -110,6 +110,7 @@
 
   // ------------------------------------------------------------ pushes: keep focus, selection, details
   var focusKey = null, focusIndex = -1, keepSelection = null, openKeeps = {}, lastAnnounce = "";
+  var typed = {}, caret = null;
 
   document.addEventListener("toggle", function (event) {
     var d = event.target;
@@ -122,6 +123,7 @@
     if (el.dataset.key) return "key:" + el.dataset.key;
     var keep = el.closest("[data-keep]");
     if (keep && el.tagName === "SUMMARY") return "keep:" + keep.dataset.keep;
+    if (el.id) return "id:" + el.id;
     return "table";
   }
 
@@ -133,6 +135,10 @@
     var hand = document.querySelector("#table [data-hand]");
     focusIndex = hand && a ? all(hand, ".cardbtn").indexOf(a) : -1;
     keepSelection = hand && hand.dataset.select ? { mode: hand.dataset.select, cards: selected(hand) } : null;
+    // what is being typed (the name to join with) survives a push from someone else's move
+    typed = {};
+    all(document, "#table input[id]").forEach(function (i) { if (i.value) typed[i.id] = i.value; });
+    caret = a && typeof a.selectionStart === "number" ? a.selectionStart : null;
   });
 
   function restoreSelection(table) {
@@ -159,6 +165,11 @@
       target = table.querySelector('[data-key="' + focusKey.slice(4) + '"]');
     } else if (focusKey.indexOf("keep:") === 0) {
       target = table.querySelector('[data-keep="' + focusKey.slice(5) + '"] summary');
+    } else if (focusKey.indexOf("id:") === 0) {
+      target = document.getElementById(focusKey.slice(3));
+      if (target && typeof target.setSelectionRange === "function" && caret !== null) {
+        try { target.setSelectionRange(caret, caret); } catch (e) { /* not a text field */ }
+      }
     }
     // The focused control went away (a button after its action): stay in the hand.
     if (!target) target = table.querySelector("[data-hand] .cardbtn.playable") || buttons[0] || null;
@@ -202,6 +213,11 @@
       var d = table.querySelector('[data-keep="' + k + '"]');
       if (d && d.open !== openKeeps[k]) d.open = openKeeps[k];
     });
+    Object.keys(typed).forEach(function (id) {
+      var input = document.getElementById(id);
+      if (input && !input.value && table.contains(input)) input.value = typed[id];
+    });
+    typed = {};
     restoreSelection(table);
     restoreFocus(table);
     focusKey = null; keepSelection = null;

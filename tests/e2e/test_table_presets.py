@@ -355,3 +355,30 @@ def test_rassi_double_then_pass(server: str, browser, shots: Path) -> None:  # t
         assert wait_turn(page) in ("play", "select")
     finally:
         ctx.close()
+
+
+def test_typed_name_survives_a_push(server: str, browser) -> None:  # type: ignore[no-untyped-def]
+    """A friend typing a name to join keeps it (and the focus) when the host adds a bot meanwhile."""
+    host_ctx, host = game_for(LAPTOP, browser)
+    friend_ctx, friend = game_for(PHONE, browser)
+    try:
+        host.goto(server + "/")
+        host.fill("#name", "Anna")
+        host.select_option("#seats", "4")
+        host.click("button[type=submit]")
+        host.wait_for_url("**/r/*")
+        friend.goto(host.url)
+        friend.wait_for_selector("#join-name")
+        friend.locator("#join-name").focus()
+        friend.keyboard.type("Bo")
+        before = version(friend)
+        host.get_by_role("button", name="Add a bot").click()
+        wait_after(friend, before)
+        assert friend.locator("#join-name").input_value() == "Bo"
+        assert friend.evaluate("document.activeElement.id") == "join-name"
+        friend.keyboard.type("rje")
+        friend.get_by_role("button", name="Take a seat").click()
+        friend.wait_for_selector(".seat.me:has-text('Borje')")
+    finally:
+        host_ctx.close()
+        friend_ctx.close()
