@@ -92,10 +92,12 @@ def card_html(code: str, *, size: str = "", extra_class: str = "", top: bool = F
     )
 
 
-def display_name(name: str, is_bot: bool) -> str:
-    """A bot's name without the "(bot)" suffix: the seat carries a "bot" tag instead."""
+def display_name(name: str, is_bot: bool, taken: frozenset[str] = frozenset()) -> str:
+    """A bot's name without the "(bot)" suffix (the seat carries a "bot" tag instead), unless a
+    player in `taken` has that very name."""
     if is_bot and name.endswith(BOT_SUFFIX) and len(name) > len(BOT_SUFFIX):
-        return name[: -len(BOT_SUFFIX)]
+        short = name[: -len(BOT_SUFFIX)]
+        return name if short in taken else short
     return name
 
 
@@ -132,6 +134,7 @@ def table_context(room: LiveRoom, seat: int | None) -> dict[str, Any]:
     """All a template needs to draw `room` for `seat` (None: a spectator)."""
     present = room.present()
     g = room.game
+    humans = frozenset(s.name for s in room.seats.values() if not s.is_bot)
     view: dict[str, Any] | None = g.view(seat) if g is not None else None
     me = seat if seat is not None and seat in room.seats else None
     seats: list[dict[str, Any]] = []
@@ -141,7 +144,7 @@ def table_context(room: LiveRoom, seat: int | None) -> dict[str, Any]:
         row: dict[str, Any] = {
             "seat": i,
             "empty": s is None,
-            "name": display_name(s.name, s.is_bot) if s else "Free seat",
+            "name": display_name(s.name, s.is_bot, humans) if s else "Free seat",
             "is_bot": bool(s and s.is_bot),
             "bot_controlled": bool(s and s.bot_controlled),
             "present": bool(s and (s.is_bot or i in present)),
@@ -172,7 +175,7 @@ def table_context(room: LiveRoom, seat: int | None) -> dict[str, Any]:
         "is_host": me is not None and me == room.host,
         "seats": seats,
         "view": view,
-        "names": [display_name(room.seats[i].name, room.seats[i].is_bot) if i in room.seats else f"Seat {i + 1}"
+        "names": [display_name(room.seats[i].name, room.seats[i].is_bot, humans) if i in room.seats else f"Seat {i + 1}"
                   for i in range(len(room.seats))],
         "limits": room.limits(),
         "mode": "lobby",
