@@ -41,6 +41,7 @@ def test_page_reconnects_after_a_restart(browser, tmp_path: Path, shots: Path) -
         )
         page = ctx.new_page()
         page.goto(f"{server.url}/r/{slug}")
+        page.wait_for_selector(".seat.me .dot.on")  # the socket is up (a push marked us present)
         page.get_by_role("button", name="Start the game").click()
         page.wait_for_selector(".hand .cardbtn")
         for how in ("sigterm", "kill"):
