@@ -134,11 +134,12 @@ def night_live(request: Request, night_id: int) -> Response:
     return render(request, "club/_night_live.html", ctx)
 
 
-@router.get("/nights/{night_id}/play/{key}/{chair}")
+@router.post("/nights/{night_id}/play/{key}/{chair}")
 async def play_at_table(request: Request, night_id: int, key: str, chair: int) -> Response:
     """A player's way into their online table: a fresh token for their seat (the previous one
     stops working: this is how a player takes their seat back on another device), the room's
-    seat cookie, then the room."""
+    seat cookie, then the room. A POST, so that no link preview or prefetch takes a seat."""
+    await auth.check_csrf(request)
     with session_scope(db_engine(request)) as session:
         row = store.get_night(session, night_id=night_id)
     if row is None:

@@ -21,7 +21,7 @@ def test_an_online_round_with_bots_is_recorded_automatically(client) -> None:
     night_id = create_night(client, data)
     url = f"/club/nights/{night_id}"
     page = client.get(url).text
-    assert page.count("Watch the table") == 3 and page.count(">Play</a>") == 9
+    assert page.count("Watch the table") == 3 and page.count(">Play</button>") == 9
 
     with session_scope(client.app.state.engine) as session:
         rooms = store.get_night(session, night_id=night_id).state["rooms"]
@@ -34,7 +34,8 @@ def test_an_online_round_with_bots_is_recorded_automatically(client) -> None:
     assert room.status == "playing"
 
     # a player's link puts the seat cookie on the room's path and opens the room
-    response = client.get(f"{url}/play/base-1-vinder/1", follow_redirects=False)
+    response = client.post(f"{url}/play/base-1-vinder/1", data={"csrf": token(client, url)},
+                           follow_redirects=False)
     assert response.headers["location"] == f"/r/{room.slug}"
     assert f"gurka_seat_{room.slug}=" in response.headers["set-cookie"]
     assert f"Path=/r/{room.slug}" in response.headers["set-cookie"]

@@ -115,7 +115,7 @@ def test_a_members_play_link_gives_a_fresh_seat_token_and_the_old_one_stops_work
     night_id = online_night(client)
     url = f"/club/nights/{night_id}"
     page = client.get(url).text
-    assert page.count(">Play</a>") == 9 and page.count(">Dealer<") == 3 and page.count(">Forhånd<") == 3
+    assert page.count(">Play</button>") == 9 and page.count(">Dealer<") == 3 and page.count(">Forhånd<") == 3
     row = night_row(client, night_id)
     entry = row.state["rooms"]["base-1-vinder"]
     assert set(entry) == {"slug", "players", "dealer"}
@@ -126,7 +126,9 @@ def test_a_members_play_link_gives_a_fresh_seat_token_and_the_old_one_stops_work
     assert room.game.dealer == night.tables["vinder"].index(night.dealers["vinder"])
 
     def play_link() -> str:
-        response = client.get(f"{url}/play/base-1-vinder/1", follow_redirects=False)
+        assert client.get(f"{url}/play/base-1-vinder/1").status_code == 405  # a link never takes a seat
+        response = client.post(f"{url}/play/base-1-vinder/1", data={"csrf": token(client, url)},
+                               follow_redirects=False)
         assert response.status_code == 303 and response.headers["location"] == f"/r/{slug}"
         cookie = response.headers["set-cookie"]
         assert f"Path=/r/{slug}" in cookie and "HttpOnly" in cookie and "samesite=lax" in cookie.lower()
@@ -152,8 +154,11 @@ def test_a_members_play_link_gives_a_fresh_seat_token_and_the_old_one_stops_work
     stored = json.dumps(night_row(client, night_id).state)
     assert first not in stored and second not in stored
     assert room.seats[1].token_hash == hash_token(second)
-    assert client.get(f"{url}/play/base-1-vinder/3", follow_redirects=False).status_code == 404
-    assert client.get(f"{url}/play/base-9-vinder/0", follow_redirects=False).status_code == 404
+    csrf = token(client, url)
+    assert client.post(f"{url}/play/base-1-vinder/1", data={"csrf": "forged"}).status_code == 403
+    for wrong in ("base-1-vinder/3", "base-9-vinder/0"):
+        response = client.post(f"{url}/play/{wrong}", data={"csrf": csrf}, follow_redirects=False)
+        assert response.status_code == 404
 
 
 def test_a_result_missed_across_a_restart_is_recorded_at_start(app_settings) -> None:  # type: ignore[no-untyped-def]
@@ -202,7 +207,7 @@ def test_a_playoff_is_played_online_and_recorded_from_its_room(client) -> None:
     playoff_rooms = {k: e for k, e in rooms.items() if k.startswith("playoff-")}
     assert sorted(sorted(e["players"]) for e in playoff_rooms.values()) == sorted(sorted(g) for g in groups)
     live = client.get(f"{url}/live").text
-    assert live.count(">Play</a>") == sum(len(g) for g in groups)
+    assert live.count(">Play</button>") == sum(len(g) for g in groups)
     for key in playoff_rooms:
         assert f"/club/nights/{night_id}/bots/{key}" in live
         assert client.post(f"{url}/bots/{key}", data={"csrf": csrf}, follow_redirects=False).status_code == 303
