@@ -573,7 +573,7 @@ def show(results: list[dict], rate: float) -> None:
         )
 
 
-async def main() -> None:
+def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         description="Websocket load on the room protocol, vs a bare fan-out."
     )
@@ -596,22 +596,26 @@ async def main() -> None:
     parser.add_argument("--no-fanout", action="store_true", help="skip the bare fan-out comparison")
     parser.add_argument("--json", action="store_true", help="also print the figures as JSON")
     args = parser.parse_args()
+    if args.url:
+        loopback_only(args.url)
+    if args.database_url and not args.database_url.startswith("sqlite"):
+        loopback_only(args.database_url)
     if not 1 <= args.rooms <= 2000:
         raise SystemExit("--rooms must be 1..2000")
     if not 1 <= args.duration <= 300:
         raise SystemExit("--duration must be 1..300 s")
-    raise_fd_limit(args.rooms * 3 * 2 + 256)
+    return args
 
+
+async def main(args: argparse.Namespace) -> None:
+    raise_fd_limit(args.rooms * 3 * 2 + 256)
     with tempfile.TemporaryDirectory(prefix="gurka-bench-") as tmp:
         workdir = Path(tmp)
         started: list[Server] = []
         try:
             if args.url:
-                loopback_only(args.url)
                 base, pid = args.url.rstrip("/"), args.pid
             else:
-                if args.database_url and not args.database_url.startswith("sqlite"):
-                    loopback_only(args.database_url)
                 app = start_app(workdir, args.database_url)
                 started.append(app)
                 base, pid = app.url, app.pid
@@ -653,7 +657,8 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
+    arguments = parse_args()  # refuses anything but loopback before any connection
     try:
-        asyncio.run(asyncio.wait_for(main(), 1800))
+        asyncio.run(asyncio.wait_for(main(arguments), 1800))
     except KeyboardInterrupt:
         pass
