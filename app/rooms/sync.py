@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
@@ -104,6 +105,12 @@ def catch_up_locked(room: LiveRoom) -> bool:
         s.seat: Seat(s.seat, s.name, s.token_hash, s.is_bot, s.bot_controlled) for s in seats
     }
     _reseat(room)
+    # Presence is per process: a player who just moved through another process is not "away"
+    # here (so a host here cannot hand their seat to a bot while they play elsewhere).
+    now = time.monotonic()
+    for event in events:
+        if event.seat is not None and event.kind in ("act", "join", "takeback"):
+            room.absent_since[event.seat] = now
     return True
 
 

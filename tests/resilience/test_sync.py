@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import time
 
 from sqlmodel import Session
 
@@ -53,6 +54,13 @@ async def test_a_follower_catches_up_move_by_move_and_across_a_gap(database_url:
             same(room, follower)
     assert catch_up_locked(follower)
     same(room, follower)
+    # Presence is per process, but a player who just moved elsewhere is not "away" here.
+    mover = room.game.to_act
+    follower.absent_since[mover] = time.monotonic() - 3600
+    assert follower.can_hand_to_bot(mover)
+    await room.act(mover, rng.choice([str(x) for x in room.game.legal_actions()]), room.version)
+    assert catch_up_locked(follower)
+    assert follower.absent_for(mover) < 5 and not follower.can_hand_to_bot(mover)
     # A follower whose memory disagrees with the log (the events do not apply) is rebuilt
     # from the whole log.
     follower.version -= 2
