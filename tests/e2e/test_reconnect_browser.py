@@ -82,5 +82,9 @@ def test_page_reconnects_after_a_restart(browser, tmp_path: Path, shots: Path) -
                     == hand
                 )
         ctx.close()
+    except Exception:
+        log = tmp_path / "server.log"
+        print("server log (tail):", log.read_text()[-4000:] if log.exists() else "(none)")
+        raise
     finally:
         server.kill()
