@@ -2,20 +2,15 @@
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import random
-import typing
 from typing import Any
 
 from app import rules
-from app.rules import PRESETS, IllegalAction, new_game  # noqa: F401  (re-exported)
+from app.rules import OPTION_HELP, PRESETS, IllegalAction, new_game  # noqa: F401  (re-exported)
+from app.rules.ruleset import CHOICES, CONVENIENCE_DEFAULTS, OPTION_PRESETS
 
 Game = rules.Game
-
-
-def option_help() -> dict[str, str]:
-    return dict(getattr(rules, "OPTION_HELP", {}) or {})
 
 
 def preset_names() -> list[str]:
@@ -73,39 +68,21 @@ class OptionField:
 
 
 def option_fields(preset: str) -> list[OptionField]:
-    """The host-facing options of a preset, with their type and the preset's default."""
+    """The options a host may change for `preset`, with their type and the preset's default."""
     ruleset = PRESETS[preset]
-    hints: dict[str, Any] = {}
-    with contextlib.suppress(NameError, TypeError):  # unresolvable annotations: fall back to defaults
-        hints = typing.get_type_hints(type(ruleset))
     fields: list[OptionField] = []
-    others = [p for p in PRESETS if p != preset]
-    choices_table: dict[str, tuple[str, ...]] = {}
-    try:
-        from app.rules import ruleset as ruleset_module
-
-        choices_table = dict(getattr(ruleset_module, "_CHOICES", {}))
-    except ImportError:
-        pass
-    for name, text in option_help().items():
-        if any(other in text for other in others) and preset not in text:
-            continue  # a switch of another preset
-        default = getattr(ruleset, name, None)
-        hint = hints.get(name)
-        if typing.get_origin(hint) is typing.Literal:
-            fields.append(OptionField(name, text, "choice", default, tuple(map(str, typing.get_args(hint)))))
-        elif name in choices_table:
-            fields.append(OptionField(name, text, "choice", default, tuple(choices_table[name])))
-        elif isinstance(default, bool) or (default is None and name not in ("decks",)):
-            fields.append(OptionField(name, text, "bool", bool(default)))
+    for name, text in OPTION_HELP.items():
+        if preset not in OPTION_PRESETS.get(name, (preset,)):
+            continue
+        default = CONVENIENCE_DEFAULTS[name] if name in CONVENIENCE_DEFAULTS else getattr(ruleset, name)
+        if name in CHOICES:
+            fields.append(OptionField(name, text, "choice", default, CHOICES[name]))
+        elif isinstance(default, bool):
+            fields.append(OptionField(name, text, "bool", default))
         elif isinstance(default, int):
             fields.append(OptionField(name, text, "int", default))
-        elif isinstance(default, tuple) and all(isinstance(x, int) for x in default):
-            fields.append(OptionField(name, text, "ints", ",".join(map(str, default))))
-        elif name == "decks":
-            fields.append(OptionField(name, text, "int", 1))
         else:
-            continue  # not something a form can set (card tuples and the like)
+            fields.append(OptionField(name, text, "ints", ",".join(map(str, default))))
     return fields
 
 

@@ -123,7 +123,19 @@ OPTION_HELP: dict[str, str] = {
     "game_end": "The game ends with one player left, at the first player out, or at the target.",
 }
 
-_CHOICES: dict[str, tuple[str, ...]] = {
+# Options that only make sense for some presets (RULES.md §3: variants of one game); every
+# other option in OPTION_HELP can be changed for any preset.
+OPTION_PRESETS: dict[str, tuple[str, ...]] = {
+    "black_sevens": ("gurka-is",),
+    "decks": ("vidivellir",),
+    "play_on": ("vidivellir",),
+    "eight_led_lowest": ("gurka-night",),
+}
+
+# Conveniences of make_ruleset that are not Ruleset fields, with their value in every preset.
+CONVENIENCE_DEFAULTS: dict[str, bool] = {"black_sevens": False, "play_on": False}
+
+CHOICES: dict[str, tuple[str, ...]] = {
     "lead": ("single", "multi", "sets"),
     "deal_end": ("final_trick", "show"),
     "points": ("face", "vidivellir"),
@@ -176,7 +188,7 @@ def make_ruleset(preset: str | Ruleset, players: int, **options: Any) -> Ruleset
 
 def validate_ruleset(r: Ruleset, players: int) -> None:
     """Refuse impossible combinations with a message naming the option and the limit."""
-    for key, choices in _CHOICES.items():
+    for key, choices in CHOICES.items():
         if getattr(r, key) not in choices:
             raise ValueError(f"{key}: must be one of {', '.join(choices)}, not {getattr(r, key)!r}")
     if r.decks not in (1, 2):

@@ -113,3 +113,24 @@ def test_a_restarted_server_brings_the_room_back_exactly(db_url: str) -> None:
         me.send(do="act", action=str(again.game.legal_actions()[0]), v=frame["version"])
         assert me.recv_table()["version"] > saved[0]
         me.close()
+
+
+def test_every_preset_offers_its_own_options(web: TestClient) -> None:
+    for preset in ["gurka-night", "gurka-is", "vidivellir", "kurkku", "rassi"]:
+        form = web.get("/new/options", params={"preset": preset}).text
+        for common in ("opt_target", "opt_hand_sizes", "opt_must_beat", "opt_next_dealer"):
+            assert f'name="{common}"' in form, (preset, common)
+        assert ('name="opt_black_sevens"' in form) == (preset == "gurka-is")
+        assert ('name="opt_play_on"' in form) == (preset == "vidivellir")
+        assert ('name="opt_decks"' in form) == (preset == "vidivellir")
+        assert ('name="opt_eight_led_lowest"' in form) == (preset == "gurka-night")
+
+
+def test_a_host_option_reaches_the_game(web: TestClient) -> None:
+    slug, _ = create_room(web, preset="gurka-night", seats=3, bots=2, hand_sizes="5", target="30",
+                          eight_led_lowest="on")  # a checked box, as the browser sends it
+    room = web.app.state.rooms.get(slug)
+    assert room.options == {"hand_sizes": [5], "target": 30}
+    response = web.post("/rooms", data={"name": "Bo", "preset": "gurka-night", "seats": "7",
+                                        "opt_hand_sizes": "10"})
+    assert response.status_code == 400 and "hand_sizes" in response.text
