@@ -219,13 +219,13 @@ class RoomManager:
         name = clean_name(host_name)
         if not name:
             raise Refused("Please type your display name.")
-        try:
-            rules_engine.make_game(preset, max(2, rules_engine.PRESETS[preset].min_players), 0, options)
-        except (ValueError, TypeError) as exc:
-            raise Refused(str(exc)) from None
         lo, hi = rules_engine.player_limits(preset, options)
         if not lo <= seats <= hi:
             raise Refused(f"This game seats {lo} to {hi} players.")
+        try:  # a full table must be playable (fewer players at the start always are)
+            rules_engine.make_game(preset, seats, 0, options)
+        except (ValueError, TypeError) as exc:
+            raise Refused(str(exc)) from None
         if not 0 <= bots <= seats - 1:
             raise Refused(f"Between 0 and {seats - 1} bots, please.")
         token = new_token()
