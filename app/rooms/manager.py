@@ -197,7 +197,7 @@ class RoomManager:
                 label, n = f"{base[: MAX_NAME - 4]} ({n})", n + 1
             shown.append(label)
         room, _token = await self.create_room(
-            preset=preset, options=options, seats=len(shown), host_name=shown[0]
+            preset=preset, options=options, seats=len(shown), host_name=shown[0], table=True
         )
         for name in shown[1:]:
             await room.join(name)
@@ -212,6 +212,7 @@ class RoomManager:
         seats: int,
         host_name: str,
         bots: int = 0,
+        table: bool = False,
     ) -> tuple[LiveRoom, str]:
         """A new room with the host in seat 0 and `bots` bots after them; returns (room, host token)."""
         if preset not in rules_engine.PRESETS:
@@ -243,7 +244,8 @@ class RoomManager:
                     session,
                     room_id=row.id,
                     seen_version=0,
-                    events=[(0, "create", {"preset": preset, "options": options, "seats": seats})]
+                    events=[(0, "create", {"preset": preset, "options": options, "seats": seats,
+                                           **({"table": True} if table else {})})]
                     + [(s.seat, "join" if not s.is_bot else "bot", {"seat": s.seat, "name": s.name})
                        for s in seat_rows],
                     status="lobby",
@@ -262,5 +264,6 @@ class RoomManager:
                 host=0,
                 seats=seat_rows,
             )
+            room.club_table = table
             self.rooms[slug] = room
         return room, token

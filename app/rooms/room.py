@@ -97,6 +97,9 @@ class LiveRoom:
         self.absent_since: dict[int, float] = {}
         self.recent_aids: OrderedDict[str, int] = OrderedDict()
         self.rng = secrets.SystemRandom()
+        # A club table (seated and started by a Gurka Night): the night, not a rematch, decides
+        # what is played next.
+        self.club_table = False
         self._bot_task: asyncio.Task[None] | None = None
         # True when this process's last change lost the version race to another process: that
         # process's action path drives the bots from there (a bot here stops re-trying).
@@ -160,7 +163,9 @@ class LiveRoom:
         """Replay the event log: the last `start` and every deal and action after it."""
         game = None
         for seat, kind, payload in events:
-            if kind == "start":
+            if kind == "create":
+                self.club_table = bool(payload.get("table"))
+            elif kind == "start":
                 game = engine.make_game(self.preset, len(payload["players"]), payload["dealer"],
                                         payload.get("options", self.options))
             elif kind == "deal" and game is not None:
@@ -320,6 +325,8 @@ class LiveRoom:
 
     async def rematch(self, by: int | None, seen: int | None) -> None:
         def fn() -> None:
+            if self.club_table:
+                raise Refused("This is a Gurka Night table: the night opens the next game itself.")
             if by is None or by not in self.seats:
                 raise Refused("Only the players at this table can start a rematch.")
             if self.status != "over" or self.game is None:

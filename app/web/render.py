@@ -172,6 +172,7 @@ def table_context(room: LiveRoom, seat: int | None) -> dict[str, Any]:
         "version": room.version,
         "status": room.status,
         "me": me,
+        "can_rematch": me is not None and not room.club_table,
         "is_host": me is not None and me == room.host,
         "seats": seats,
         "view": view,

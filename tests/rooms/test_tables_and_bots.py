@@ -133,3 +133,21 @@ async def test_game_over_observers_run_once_after_the_final_event_is_committed(
     await wait_for(lambda: len(seen) == 2)
     await asyncio.sleep(0.05)
     assert seen == [("plain", "over", room.version), ("async", "over", room.version)]
+
+
+async def test_a_club_table_offers_no_rematch_even_after_a_restart(manager: RoomManager) -> None:
+    room = await manager.create_table(preset="gurka-night", options={}, names=NAMES, dealer=0)
+    ordinary, _token = await manager.create_room(preset="gurka-night", options={}, seats=3,
+                                                 host_name="Dan")
+    assert room.club_table and not ordinary.club_table
+    for seat in range(3):
+        await room.hand_to_bot(room.host, seat)
+    await wait_for(lambda: room.status == "over")
+    version = room.version
+    with pytest.raises(Refused, match="Gurka Night table"):
+        await room.rematch(0, version)
+    assert room.version == version and room.status == "over"
+    again = RoomManager(manager.db)
+    again.load()
+    assert again.get(room.slug).club_table  # type: ignore[union-attr]
+    assert not again.get(ordinary.slug).club_table  # type: ignore[union-attr]
