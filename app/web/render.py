@@ -13,10 +13,9 @@ from fastapi.templating import Jinja2Templates
 from markupsafe import Markup, escape
 
 from app.rooms.room import LiveRoom
+from app.rules.cards import RANK_WORD, pretty, pretty_cards
 
 SUIT_NAME = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
-SUIT_SYMBOL = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
-RANK_TEXT = {"T": "10"}
 RANK_NAME = {"J": "jack", "Q": "queen", "K": "king", "A": "ace", "T": "10"}
 PRESET_TITLE = {
     "gurka-night": "Gurka Night (Danish club)",
@@ -60,12 +59,6 @@ def card_label(code: str) -> str:
     return f"{RANK_NAME.get(rank, rank)} of {SUIT_NAME.get(suit, suit)}"
 
 
-def card_short(code: str) -> str:
-    if code.startswith("X"):
-        return "Joker"
-    return RANK_TEXT.get(code[0], code[0]) + SUIT_SYMBOL.get(code[1], code[1])
-
-
 def card_html(code: str, *, size: str = "", extra_class: str = "", top: bool = False) -> Markup:
     """A card drawn by the app: rank and suit symbol in corners, big pip (SVG sprite) in the middle.
     `top`: one of the preset's top cards (above the ace), marked with a gold corner."""
@@ -78,7 +71,7 @@ def card_html(code: str, *, size: str = "", extra_class: str = "", top: bool = F
         suit_class = "joker"
     else:
         rank, suit = code[0], code[1]
-        r = RANK_TEXT.get(rank, rank)
+        r = RANK_WORD.get(rank, rank)
         body = (
             f'<span class="corner" aria-hidden="true">{r}<svg viewBox="0 0 100 100"><use href="#suit-{suit}"/></svg></span>'
             f'<svg class="pip" aria-hidden="true" viewBox="0 0 100 100"><use href="#suit-{suit}"/></svg>'
@@ -112,12 +105,12 @@ def player_text(text: str) -> str:
 
 def setup_templates(templates: Jinja2Templates) -> None:
     env = templates.env
-    env.globals.update(card=card_html, card_back=card_back, card_label=card_label, card_short=card_short,
+    env.globals.update(card=card_html, card_back=card_back, card_label=card_label, card_short=pretty,
                        preset_title=PRESET_TITLE, phase_text=PHASE_TEXT, how_text=HOW_TEXT,
                        rassi_text=RASSI_TEXT)
     env.filters["card_label"] = card_label
     env.filters["player_text"] = player_text
-    env.filters["card_short"] = card_short
+    env.filters["card_short"] = pretty
 
 
 def render_block(templates: Jinja2Templates, name: str, block: str, context: dict[str, Any]) -> str:
@@ -263,7 +256,7 @@ def _advice(mode: str, phase: str, hand: list[dict[str, Any]], legal: list[str],
         return "Play a highlighted card."
     if mode == "select":
         if len(legal) == 1 and legal[0].startswith("play "):
-            cards = " ".join(card_short(c) for c in legal[0].split()[1:])
+            cards = pretty_cards(legal[0].split()[1:])
             return f"Only one play is possible: {cards}. It is selected for you: press Play."
         if leading:
             if preset == "vidivellir":
