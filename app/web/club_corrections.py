@@ -8,7 +8,7 @@ from typing import Any
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse, Response
 
-from app.club import CorrectionError, RoundResult
+from app.club import CorrectionError, Night, RoundResult
 from app.store import club as store
 from app.store.db import session_scope
 from app.web import auth, club_online
@@ -19,15 +19,22 @@ from app.web.club_night_results import parse_result
 router = APIRouter(prefix="/club", tags=["club"])
 
 
+def _correctable(
+    results: list[store.NightResult], night: Night, result_id: int
+) -> tuple[store.NightResult, list[str]]:
+    """The recorded (non-playoff) result `result_id` and its table's chairs, else 404."""
+    target = next((r for r in results if r.id == result_id), None)
+    if target is None or target.phase == "playoff":
+        raise HTTPException(status_code=404, detail="No such result")
+    rnd = next(r for r in night.history(target.phase) if r.number == target.round)
+    return target, list(rnd.seating[target.table])
+
+
 def _correct_page(request: Request, night_id: int, result_id: int, *, typed: dict[str, Any] | None = None,
                   errors: list[str] | None = None, offer_drop: bool = False, status: int = 200) -> Response:
     with session_scope(db_engine(request)) as session:
         row, results, night = night_or_404(session, night_id)
-        target = next((r for r in results if r.id == result_id), None)
-        if target is None or target.phase == "playoff":
-            raise HTTPException(status_code=404, detail="No such result")
-        rnd = next(r for r in night.history(target.phase) if r.number == target.round)  # type: ignore[arg-type]
-        chairs = list(rnd.seating[target.table])
+        target, chairs = _correctable(results, night, result_id)
         if typed is None:
             current = RoundResult.from_dict(target.result)
             typed = {
@@ -63,11 +70,8 @@ async def correct_submit(request: Request, night_id: int, result_id: int) -> Res
     offer_drop = False
     with session_scope(db_engine(request)) as session:
         row, results, night = night_or_404(session, night_id)
-        target = next((r for r in results if r.id == result_id), None)
-        if target is None or target.phase == "playoff":
-            raise HTTPException(status_code=404, detail="No such result")
-        rnd = next(r for r in night.history(target.phase) if r.number == target.round)  # type: ignore[arg-type]
-        result, errors, typed = parse_result(form, list(rnd.seating[target.table]))
+        target, chairs = _correctable(results, night, result_id)
+        result, errors, typed = parse_result(form, chairs)
         typed["reason"] = reason
         if not reason:
             errors.append("Write the reason for the correction: it stays on the record.")
