@@ -22,6 +22,7 @@ def test_an_online_round_with_bots_is_recorded_automatically(client) -> None:
     url = f"/club/nights/{night_id}"
     page = client.get(url).text
     assert page.count("Watch the table") == 3 and page.count(">Play</button>") == 9
+    assert page.count(f'action="{url}/bots/base-1-') == 3  # an elder's button per table
 
     with session_scope(client.app.state.engine) as session:
         rooms = store.get_night(session, night_id=night_id).state["rooms"]
