@@ -260,14 +260,16 @@ class Game:
     def _apply_play(self, seat: int, action: Action) -> None:
         cards = action.cards
         hand = self.hands[seat]
-        for card in cards:
-            hand.remove(card)
         trick = self.trick
         assert trick is not None
+        height = self._table.final_height if trick.final else self._table.height
+        lowest = height[cards[0]] == height[hand[0]]
+        for card in cards:
+            hand.remove(card)
         if trick.pos == 0:
             tricks.record_lead(trick, cards, self._table, self.ruleset)
         else:
-            tricks.record_follow(trick, seat, cards, self._table, self.ruleset)
+            tricks.record_follow(trick, seat, cards, self._table, self.ruleset, lowest)
         trick.pos += 1
         if trick.pos < len(trick.order):
             self.to_act = trick.order[trick.pos]

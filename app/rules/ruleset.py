@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Literal
 
 from app.rules.cards import build_deck, is_card_text
@@ -14,6 +15,10 @@ PointsTable = Literal["face", "vidivellir"]
 OutAt = Literal["reach", "exceed"]
 GameEnd = Literal["one_left", "first_out", "target"]
 NextDealer = Literal["left", "loser"]
+DealSchedule = Literal["cycle", "zigzag"]
+
+# Seed 001's zig-zag deal starts with six cards ("í byrjun eru gefin sex spil").
+ZIGZAG_START = 6
 
 
 @dataclass(frozen=True)
@@ -43,10 +48,17 @@ class Ruleset:
     exact_clear: bool
     game_end: GameEnd
     next_dealer: NextDealer
+    # Added after the first rooms were stored: a default keeps their ruleset JSON loading.
+    deal_schedule: DealSchedule = "cycle"
 
     def hand_size(self, deal_index: int) -> int:
-        """Hand size of the deal with 0-based index ``deal_index``."""
-        return self.hand_sizes[deal_index % len(self.hand_sizes)]
+        """Hand size of the deal with 0-based index ``deal_index``: ``cycle`` deals
+        ``hand_sizes`` in order and starts over; ``zigzag`` goes down and up from the largest
+        hand size (see ``zigzag_schedule``), for as long as the game lasts."""
+        sizes = self.hand_sizes
+        if self.deal_schedule == "zigzag":
+            sizes = zigzag_schedule(max(sizes))
+        return sizes[deal_index % len(sizes)]
 
     def deck_size(self) -> int:
         return self.decks * (52 + self.jokers)
@@ -63,6 +75,23 @@ class Ruleset:
         for key in ("top_cards", "top_points", "hand_sizes"):
             values[key] = tuple(values[key])
         return cls(**values)
+
+
+@lru_cache(maxsize=16)
+def zigzag_schedule(start: int) -> tuple[int, ...]:
+    """One round of seed 001's zig-zag deal, repeated for as long as the game lasts.
+
+    "First six cards, then five and so on; after one card, two, and up to five; then down,
+    and up to four, and so on": down from ``start`` to 1, then each climb from 2 peaks one
+    lower than the one before (start-1, start-2 … 2), back down to 1 after each peak. After
+    the climb to 2 the climbs are used up, and the schedule begins again at ``start``, as
+    the 10 … 1 countdown begins again at 10. start=6: 6 5 4 3 2 1, 2 3 4 5 4 3 2 1,
+    2 3 4 3 2 1, 2 3 2 1, 2 1, then 6 5 … again.
+    """
+    sizes = list(range(start, 0, -1))
+    for peak in range(start - 1, 1, -1):
+        sizes += list(range(2, peak + 1)) + list(range(peak - 1, 0, -1))
+    return tuple(sizes)
 
 
 PRESETS: dict[str, Ruleset] = {
@@ -108,10 +137,13 @@ PRESETS: dict[str, Ruleset] = {
 OPTION_HELP: dict[str, str] = {
     "target": "Penalty points at which a player is out (or the game ends).",
     "hand_sizes": "Cards dealt per deal; a schedule repeats (gurka-is: 10, 9 … 1).",
+    "deal_schedule": ("gurka-is variant: cycle deals the hand sizes in order, again and again; "
+                      "zigzag deals 6, 5 … 1, up to 5, down to 1, up to 4 … and over again."),
     "exchange": "Exchange cards with the stock before play (§5).",
     "rassi": "Rassi free cards, double and redouble before play (§6).",
-    "soft_discard": "After a discard, a non-beating player may play any card above it (§4.4).",
-    "black_sevens": "gurka-is variant: 7♠ and 7♣ are the highest cards (21 and 22 points).",
+    "soft_discard": ("The player right after someone who discarded their lowest card may, "
+                     "when they cannot beat, play any card above that discard (§4.4)."),
+    "black_sevens": "gurka-is variant: 7♠ and 7♣ are the highest cards (7♠ < 7♣, 21 points each).",
     "decks": "Play with two decks (vidivellir: 14 cards each, up to 7 players).",
     "play_on": "vidivellir: play on after the first player is out until one is left.",
     "next_dealer": "Who deals next: the seat to the left, or the deal's loser.",
@@ -127,6 +159,7 @@ OPTION_HELP: dict[str, str] = {
 # other option in OPTION_HELP can be changed for any preset.
 OPTION_PRESETS: dict[str, tuple[str, ...]] = {
     "black_sevens": ("gurka-is",),
+    "deal_schedule": ("gurka-is",),
     "decks": ("vidivellir",),
     "play_on": ("vidivellir",),
     "eight_led_lowest": ("gurka-night",),
@@ -142,6 +175,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "out_at": ("reach", "exceed"),
     "game_end": ("one_left", "first_out", "target"),
     "next_dealer": ("left", "loser"),
+    "deal_schedule": ("cycle", "zigzag"),
 }
 
 _FIELDS = {f.name for f in dataclasses.fields(Ruleset)}
@@ -151,8 +185,10 @@ _TUPLE_FIELDS = ("top_cards", "top_points", "hand_sizes")
 def make_ruleset(preset: str | Ruleset, players: int, **options: Any) -> Ruleset:
     """Apply host options to a preset and check the combination (ValueError naming the option).
 
-    Conveniences: ``black_sevens=True`` (top cards 7S<7C worth 21/22), ``decks=2`` on vidivellir
-    (hand_sizes (14,), max_players 7 unless given), ``play_on=True`` (game_end one_left).
+    Conveniences: ``black_sevens=True`` (top cards 7S<7C, 21 points each: seed 001),
+    ``decks=2`` on vidivellir (hand_sizes (14,), max_players 7 unless given), ``play_on=True``
+    (game_end one_left), ``deal_schedule="zigzag"`` (hand_sizes (6,) unless given: the
+    zig-zag starts at the largest hand size).
     """
     if isinstance(preset, Ruleset):
         base = preset
@@ -167,7 +203,7 @@ def make_ruleset(preset: str | Ruleset, players: int, **options: Any) -> Ruleset
     play_on = options.pop("play_on", None)
     if black_sevens:
         changes["top_cards"] = ("7S", "7C")
-        changes["top_points"] = (21, 22)
+        changes["top_points"] = (21, 21)
     if play_on is not None:
         changes["game_end"] = "one_left" if play_on else "first_out"
     for key, value in options.items():
@@ -178,6 +214,8 @@ def make_ruleset(preset: str | Ruleset, players: int, **options: Any) -> Ruleset
                 value = (value,)
             value = tuple(value)
         changes[key] = value
+    if changes.get("deal_schedule") == "zigzag" and base.deal_schedule != "zigzag":
+        changes.setdefault("hand_sizes", (ZIGZAG_START,))
     if base.name == "vidivellir" and changes.get("decks") == 2 and base.decks == 1:
         changes.setdefault("hand_sizes", (14,))
         changes.setdefault("max_players", 7)

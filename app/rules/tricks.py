@@ -158,15 +158,24 @@ def follow_single_options(
                 out.append(play_one(card))
                 prev = card
         return out
-    soft = trick.last_discard if r.soft_discard else None
-    if soft is None:
-        soft = 99
+    soft = soft_discard_above(hand, trick, height, r)
     for card in hand:
         h = height[card]
         if card != prev and (h >= threshold or h == low or h > soft):
             out.append(play_one(card))
             prev = card
     return out
+
+
+def soft_discard_above(hand: list[str], trick: Trick, height: dict[str, int], r: Ruleset) -> int:
+    """The height a soft discard must exceed (§4.4), or 99 when it is not open: the play just
+    before is its player's lowest card that did not beat, and this player cannot beat."""
+    if not r.soft_discard or trick.last_discard is None:
+        return 99
+    threshold = trick.high if r.beat_equal else trick.high + 1
+    if height[hand[-1]] >= threshold:
+        return 99
+    return trick.last_discard
 
 
 def follow_set_options(
@@ -219,10 +228,16 @@ def record_lead(trick: Trick, cards: tuple[str, ...], table: CardTable, r: Rules
 
 
 def record_follow(
-    trick: Trick, seat: int, cards: tuple[str, ...], table: CardTable, r: Ruleset
+    trick: Trick, seat: int, cards: tuple[str, ...], table: CardTable, r: Ruleset,
+    lowest: bool = False,
 ) -> None:
-    """Add a follow; ties for highest go to the later play, beat or discard (§3.1, §4.5)."""
+    """Add a follow; ties for highest go to the later play, beat or discard (§3.1, §4.5).
+
+    ``lowest``: the card was its player's lowest. Only a lowest card that does not beat opens
+    the soft discard (§4.4), and only for the very next play: any other play closes it.
+    """
     high = trick.high
+    trick.last_discard = None
     if len(cards) == 1:
         h = (table.final_height if trick.final else table.height)[cards[0]]
         beats = h > high or (r.beat_equal and h == high)
@@ -230,7 +245,7 @@ def record_follow(
             trick.high = h
             trick.high_cards = cards
             trick.winner = seat
-        if not beats:
+        if not beats and lowest:
             trick.last_discard = h
         trick.plays.append((seat, cards, "beat" if beats else "discard"))
         return
@@ -305,11 +320,12 @@ def explain_follow(cards: tuple[str, ...], hand: list[str], trick: Trick, table:
         can_beat = height[hand[-1]] >= threshold
         if r.must_beat and can_beat:
             return f"You must beat {target} when you can"
+        if soft_discard_above(hand, trick, height, r) != 99:
+            discarded = pretty(trick.plays[-1][1][0])
+            return (f"You cannot beat {target}: play your lowest card ({lowest}) or a card "
+                    f"higher than the {discarded} just discarded")
         if r.must_beat:
             return f"You cannot beat {target}: play your lowest card ({lowest})"
-        if r.soft_discard and trick.last_discard is not None:
-            return (f"You must beat {target}, play your lowest card ({lowest}) or a card "
-                    f"higher than the last discard")
         return f"You must beat {target} or play your lowest card ({lowest})"
     name = _set_name(k)
     lowest_cards = pretty_cards(lowest_combos(hand, k, height)[0])

@@ -13,6 +13,7 @@ from app.rules import (
     DealResult,
     Game,
     IllegalAction,
+    Ruleset,
     card_height,
     card_points,
     new_game,
@@ -65,7 +66,7 @@ def test_action_notation_round_trip() -> None:
 
 def test_options_and_refusals_name_the_option() -> None:
     assert new_game("gurka-is", players=3, black_sevens=True).ruleset.top_cards == ("7S", "7C")
-    assert new_game("gurka-is", players=3, black_sevens=True).ruleset.top_points == (21, 22)
+    assert new_game("gurka-is", players=3, black_sevens=True).ruleset.top_points == (21, 21)
     two = new_game("vidivellir", players=7, decks=2).ruleset
     assert two.hand_sizes == (14,) and two.max_players == 7 and two.decks == 2
     assert new_game("vidivellir", players=3, play_on=True).ruleset.game_end == "one_left"
@@ -82,7 +83,31 @@ def test_options_and_refusals_name_the_option() -> None:
         new_game("kurkku", players=3, nonsense=1)
     with pytest.raises(ValueError, match="preset"):
         new_game("bridge", players=4)
-    assert {"target", "soft_discard", "black_sevens", "decks", "play_on"} <= set(OPTION_HELP)
+    assert {"target", "soft_discard", "black_sevens", "decks", "play_on",
+            "deal_schedule"} <= set(OPTION_HELP)
+    with pytest.raises(ValueError, match="deal_schedule: must be one of cycle, zigzag"):
+        new_game("gurka-is", players=3, deal_schedule="spiral")
+
+
+def test_black_sevens_both_worth_21_seven_of_spades_below_clubs() -> None:
+    """Seed 001: "svörtu sjöurnar … gefur 21 stig": each black seven is worth 21."""
+    r = new_game("gurka-is", players=2, black_sevens=True).ruleset
+    assert card_height("7S", r) < card_height("7C", r)
+    assert card_height("AS", r) < card_height("7S", r)
+    assert card_points("7S", r) == card_points("7C", r) == 21
+    assert card_height("6C", r) == 6 and card_points("6C", r) == 6
+
+
+@pytest.mark.parametrize("seven", ["7S", "7C"])
+def test_black_seven_on_an_empty_pile_clears_and_on_points_is_out(seven: str) -> None:
+    g = new_game("gurka-is", players=2, hand_sizes=(2,), black_sevens=True)
+    d = _finish_with(g, [["2C", seven], ["3D", "4D"]], ["play 3D", "play 2C"])
+    assert d.losers == (0,) and d.points == (21,) and d.cleared == (0,)
+    assert g.scores == [0, 0] and g.out == [] and not g.over
+    g2 = new_game("gurka-is", players=2, hand_sizes=(2,), black_sevens=True)
+    g2.scores = [5, 0]
+    _finish_with(g2, [["2C", seven], ["3D", "4D"]], ["play 3D", "play 2C"])
+    assert g2.scores == [26, 0] and g2.out == [0] and g2.over
 
 
 # ----------------------------------------------------------------------------- §4.2 following
@@ -162,7 +187,7 @@ def test_soft_discard_example() -> None:
     g.deal(hands=[["2S", "5D", "9H"], ["QH", "4C", "8C"], ["3S", "7D", "TD"]])
     g.apply("play QH")        # Baldur (seat 1)
     assert legal(g) == {"play 3S"}
-    g.apply("play 3S")        # Sunna (seat 2) cannot beat
+    g.apply("play 3S")        # Sunna (seat 2) cannot beat: her lowest
     assert legal(g) == {"play 2S", "play 5D", "play 9H"}
     g.apply("play 5D")        # Jón keeps the 2
     assert g.hands[0] == ["2S", "9H"]
@@ -171,6 +196,44 @@ def test_soft_discard_example() -> None:
     plain.apply("play QH")
     plain.apply("play 3S")
     assert legal(plain) == {"play 2S"}
+
+
+def test_soft_discard_not_for_a_player_who_can_beat() -> None:
+    """Jón holds K♥, which beats the Q: the soft discard is closed; beat or lowest."""
+    g = new_game("gurka-is", players=3, hand_sizes=(3,), soft_discard=True)
+    g.deal(hands=[["2S", "5D", "KH"], ["QH", "4C", "8C"], ["3S", "7D", "TD"]])
+    play_out(g, ["play QH", "play 3S"])
+    assert legal(g) == {"play 2S", "play KH"}
+    assert g.check("play 5D") == "You must beat Q♥ or play your lowest card (2♠)"
+    with pytest.raises(IllegalAction):
+        g.apply("play 5D")
+    assert g.hands[0] == ["2S", "5D", "KH"] and g.to_act == 0
+
+
+def test_soft_discard_only_right_after_a_lowest_card_that_did_not_beat() -> None:
+    """A soft discard opens nothing for the next player; a beat closes it (§4.4)."""
+    hands = [["4C", "6D", "8H"], ["QH", "4S", "8C"], ["3S", "7D", "TD"], ["2C", "5D", "9H"]]
+    g = new_game("gurka-is", players=4, hand_sizes=(3,), soft_discard=True)
+    g.deal(hands=hands)
+    play_out(g, ["play QH", "play 3S"])
+    assert legal(g) == {"play 2C", "play 5D", "play 9H"}
+    g.apply("play 5D")                  # seat 3: a soft discard, not its lowest
+    assert legal(g) == {"play 4C"}      # seat 0 gets only the ordinary choice
+    assert g.check("play 6D") == "You must beat Q♥ or play your lowest card (4♣)"
+    beaten = new_game("gurka-is", players=4, hand_sizes=(3,), soft_discard=True)
+    beaten.deal(hands=[["4C", "6D", "8H"], ["QH", "4S", "8C"], ["3S", "7D", "TD"],
+                       ["2C", "5D", "KH"]])
+    play_out(beaten, ["play QH", "play 3S", "play KH"])
+    assert legal(beaten) == {"play 4C"}
+
+
+def test_soft_discard_message_names_the_discard() -> None:
+    g = new_game("gurka-is", players=3, hand_sizes=(3,), soft_discard=True)
+    g.deal(hands=[["2S", "3D", "9H"], ["QH", "4C", "8C"], ["5S", "7D", "TD"]])
+    play_out(g, ["play QH", "play 5S"])
+    assert legal(g) == {"play 2S", "play 9H"}   # 3♦ is neither lowest nor above the 5♠
+    assert g.check("play 3D") == ("You cannot beat Q♥: play your lowest card (2♠) or a card "
+                                  "higher than the 5♠ just discarded")
 
 
 # ----------------------------------------------------------------------------- §4.1, §4.3 sets
@@ -507,3 +570,50 @@ def test_view_contents_and_why_not() -> None:
     other = (seat + 1) % 3
     assert g.view(other)["legal"] == []
     json.dumps(v)
+
+
+# ----------------------------------------------------------------------------- deal schedules
+
+
+def hand_sizes_of(g: Game, deals: int) -> list[int]:
+    """Deal ``deals`` seeded deals, play each out with the first legal action, and return
+    how many cards each seat was dealt (checked equal at every seat). The games below use a
+    target nobody reaches, to watch the schedule go on."""
+    sizes: list[int] = []
+    for _ in range(deals):
+        g.deal()
+        dealt = {len(h) for s, h in enumerate(g.dealt_hands) if s not in g.out}
+        assert len(dealt) == 1
+        sizes.append(dealt.pop())
+        while g.to_act is not None:
+            g.apply(g.legal_actions()[0])
+    assert not g.out
+    return sizes
+
+
+def test_zigzag_deal_follows_seed_001() -> None:
+    """"First six cards, then five and so on; after one card, two, and up to five; then down,
+    and up to four, and so on", then over again from six."""
+    round_ = [6, 5, 4, 3, 2, 1, 2, 3, 4, 5, 4, 3, 2, 1, 2, 3, 4, 3, 2, 1, 2, 3, 2, 1, 2, 1]
+    g = new_game("gurka-is", players=4, seed=3, deal_schedule="zigzag", target=10**6)
+    assert g.ruleset.deal_schedule == "zigzag" and g.ruleset.hand_sizes == (6,)
+    assert hand_sizes_of(g, 60) == (round_ * 3)[:60]
+
+
+def test_countdown_stays_the_default_and_zigzag_can_start_higher() -> None:
+    g = new_game("gurka-is", players=3, seed=3, target=10**6)
+    assert g.ruleset.deal_schedule == "cycle"
+    assert hand_sizes_of(g, 12) == [10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 10, 9]
+    high = new_game("gurka-is", players=3, seed=3, deal_schedule="zigzag", hand_sizes=(8,),
+                    target=10**6)
+    assert hand_sizes_of(high, 17) == [8, 7, 6, 5, 4, 3, 2, 1, 2, 3, 4, 5, 6, 7, 6, 5, 4]
+    with pytest.raises(ValueError, match="hand_sizes: 5 players × 11 cards"):
+        new_game("gurka-is", players=5, deal_schedule="zigzag", hand_sizes=(11,))
+
+
+def test_ruleset_stored_before_deal_schedule_still_loads() -> None:
+    stored = PRESETS["gurka-is"].as_dict()
+    del stored["deal_schedule"]
+    assert Ruleset.from_dict(stored) == PRESETS["gurka-is"]
+    zig = new_game("gurka-is", players=3, deal_schedule="zigzag").ruleset
+    assert Ruleset.from_dict(json.loads(json.dumps(zig.as_dict()))) == zig
