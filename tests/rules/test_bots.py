@@ -91,6 +91,7 @@ def test_bots_only_play_legal_actions(preset: str, players: int) -> None:
         ("gurka-is", 3, {"exchange": True}),
         ("gurka-is", 4, {"soft_discard": True}),
         ("gurka-is", 3, {"black_sevens": True, "exchange": True, "soft_discard": True}),
+        ("gurka-is", 5, {"deal_schedule": "zigzag", "soft_discard": True}),
         ("vidivellir", 5, {"decks": 2}),
         ("vidivellir", 4, {"play_on": True}),
         ("kurkku", 3, {"must_beat": False}),

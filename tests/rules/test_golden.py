@@ -124,6 +124,41 @@ def test_gurka_is_deal() -> None:
     assert (g.dealer, g.forehand, g.next_hand_size()) == (1, 2, 5)
 
 
+def test_gurka_is_soft_discard_deal() -> None:
+    """Seed 001's soft discard example, played out (§4.4): Baldur leads Q, Sunna discards 3,
+    Jón may play 5 and keep 2. Jón = seat 0, Baldur = seat 1 (forhönd), Sunna = seat 2."""
+    g = new_game("gurka-is", players=3, seed=1, dealer=0, hand_sizes=(4,), soft_discard=True)
+    g.deal(hands=[
+        ["2S", "5D", "6H", "JC"],
+        ["QH", "4C", "8C", "AD"],
+        ["3S", "7D", "TD", "JD"],
+    ])
+    walk(g, [
+        (1, "play QH", plays("4C", "8C", "QH", "AD")),
+        (2, "play 3S", plays("3S")),                      # nothing reaches the Q: lowest
+        (0, "play 5D", plays("2S", "5D", "6H", "JC")),    # soft: anything above the 3
+        ("trick", 1),
+    ])
+    assert g.hands[0] == ["2S", "6H", "JC"]              # Jón kept his 2
+    walk(g, [
+        (1, "play AD", plays("4C", "8C", "AD")),
+        (2, "play 7D", plays("7D")),
+        (0, "play JC", plays("2S", "JC")),                # 6♥ is neither lowest nor above 7♦
+        ("trick", 1),
+        (1, "play 8C", plays("4C", "8C")),
+        (2, "play TD", plays("TD", "JD")),                # both beat: no discard before
+        (0, "play 2S", plays("2S")),                      # after a beat: lowest only
+        ("trick", 2),
+    ])
+    assert [p[2] for p in g.last_trick.plays] == ["lead", "beat", "discard"]  # type: ignore[union-attr]
+    result = g.last_deal
+    assert result is not None
+    assert result.final_cards == ("6H", "4C", "JD")
+    assert result.losers == (2,) and result.cards == ("JD",) and result.points == (11,)
+    assert g.scores == [0, 0, 11]
+    assert (g.dealer, g.forehand) == (1, 2)
+
+
 def exchange_set(hand: list[str], most: int) -> set[str]:
     out = {"exchange"}
     for k in range(1, most + 1):
