@@ -121,6 +121,7 @@ def test_every_preset_offers_its_own_options(web: TestClient) -> None:
         for common in ("opt_target", "opt_hand_sizes", "opt_must_beat", "opt_next_dealer"):
             assert f'name="{common}"' in form, (preset, common)
         assert ('name="opt_black_sevens"' in form) == (preset == "gurka-is")
+        assert ('name="opt_deal_schedule"' in form) == (preset == "gurka-is")
         assert ('name="opt_play_on"' in form) == (preset == "vidivellir")
         assert ('name="opt_decks"' in form) == (preset == "vidivellir")
         assert ('name="opt_eight_led_lowest"' in form) == (preset == "gurka-night")
@@ -134,3 +135,16 @@ def test_a_host_option_reaches_the_game(web: TestClient) -> None:
     response = web.post("/rooms", data={"name": "Bo", "preset": "gurka-night", "seats": "7",
                                         "opt_hand_sizes": "10"})
     assert response.status_code == 400 and "hand_sizes" in response.text
+
+
+def test_the_zigzag_deal_is_a_host_option(web: TestClient) -> None:
+    form = web.get("/new/options", params={"preset": "gurka-is"}).text
+    assert 'value="zigzag"' in form and 'value="cycle"' in form
+    slug, _ = create_room(web, preset="gurka-is", seats=3, bots=2, deal_schedule="zigzag",
+                          beat_equal="on", exact_clear="on")  # the preset's checked boxes
+    room = web.app.state.rooms.get(slug)
+    assert room.options == {"deal_schedule": "zigzag"}
+    assert room.game.ruleset.deal_schedule == "zigzag" and room.game.next_hand_size() == 6
+    response = web.post("/rooms", data={"name": "Bo", "preset": "gurka-is", "seats": "3",
+                                        "opt_deal_schedule": "spiral"})
+    assert response.status_code == 400 and "deal_schedule" in response.text
