@@ -10,6 +10,7 @@ from fastapi.testclient import TestClient
 from sqlmodel import select
 
 from app.main import create_app
+from app.rooms.engine import make_game
 from app.rooms.tokens import hash_token
 from app.store.db import session_scope
 from app.store.rooms import RoomSeat
@@ -144,7 +145,8 @@ def test_the_zigzag_deal_is_a_host_option(web: TestClient) -> None:
                           beat_equal="on", exact_clear="on")  # the preset's checked boxes
     room = web.app.state.rooms.get(slug)
     assert room.options == {"deal_schedule": "zigzag"}
-    assert room.game.ruleset.deal_schedule == "zigzag" and room.game.next_hand_size() == 6
+    game = make_game(room.preset, 3, 0, room.options)   # as the room starts its game
+    assert game.ruleset.deal_schedule == "zigzag" and game.next_hand_size() == 6
     response = web.post("/rooms", data={"name": "Bo", "preset": "gurka-is", "seats": "3",
                                         "opt_deal_schedule": "spiral"})
     assert response.status_code == 400 and "deal_schedule" in response.text
