@@ -1,11 +1,16 @@
 """The date poll for the next night (RULES.md §7.6), pure: "today" is always passed in.
 
-Readings: the winner proposes two different dates no later than 7 days after the night (the
-night's day counts as day 0); both dates must lie after the day of the proposal. The other
-members answer which of the two suits them, no later than 7 days after the proposal; a
-member may change their answer until then (the last answer counts). The proposer does not
-vote: both dates suit them. The chosen date has the most votes; a tie (including no votes at
-all) goes to the earlier date.
+Readings: the winner proposes two different dates within 7 days after the night (the night's
+day counts as day 0); both dates must lie after the day of the proposal. The other members
+answer which of the two suits them within 7 days after the proposal; a member may change
+their answer until then (the last answer counts). The proposer does not vote: both dates
+suit them. The chosen date has the most votes; a tie (including no votes at all) goes to the
+earlier date.
+
+Late (seed 000: "Brud på disse datoer koster en kasse øl"): a proposal after its week, or an
+answer after its week from a member who had not answered, is recorded and marked late, and
+costs that member a crate of beer. A late answer is shown but does not move the date: the
+date was settled when the answer week ended. An answer given in time cannot be changed late.
 """
 
 from __future__ import annotations
@@ -15,6 +20,17 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 
 WEEK = timedelta(days=7)
+SEED_WORDS = "Brud på disse datoer koster en kasse øl"
+LATE_PROPOSAL = f"Proposed the dates after the week ({SEED_WORDS})"
+LATE_ANSWER = f"Answered the date poll after the week ({SEED_WORDS})"
+
+
+@dataclass(frozen=True)
+class Crate:
+    """A crate of beer owed, with why (for the beer ledger)."""
+
+    member: str
+    reason: str
 
 
 @dataclass
@@ -25,6 +41,8 @@ class DatePoll:
     proposed_on: date
     dates: tuple[date, date]
     answers: dict[str, date] = field(default_factory=dict)
+    late_answers: dict[str, date] = field(default_factory=dict)
+    proposed_late: bool = False
 
     @classmethod
     def propose(
@@ -50,14 +68,11 @@ class DatePoll:
             raise ValueError("propose two different dates")
         if proposed_on < night_date:
             raise ValueError(f"the proposal cannot come before the night ({night_date})")
-        if proposed_on > night_date + WEEK:
-            raise ValueError(
-                f"the proposal was due within a week of the night, by {night_date + WEEK}"
-            )
         for d in (first, second):
             if d <= proposed_on:
                 raise ValueError(f"{d} is not after the day of the proposal ({proposed_on})")
-        return cls(night_date, proposer, members_t, proposed_on, (first, second))
+        return cls(night_date, proposer, members_t, proposed_on, (first, second),
+                   proposed_late=is_proposal_late(night_date, proposed_on))
 
     @property
     def deadline(self) -> date:
@@ -79,9 +94,21 @@ class DatePoll:
             raise ValueError(f"{choice} was not proposed: choose {a} or {b}")
         if on < self.proposed_on:
             raise ValueError(f"the dates were proposed on {self.proposed_on}, not before")
-        if on > self.deadline:
-            raise ValueError(f"answers were due by {self.deadline}")
-        self.answers[member] = choice
+        if on <= self.deadline:
+            self.answers[member] = choice
+            return
+        if member in self.answers or member in self.late_answers:
+            raise ValueError(f"answers were due by {self.deadline}; {member} answered already")
+        self.late_answers[member] = choice
+
+    def is_late(self, on: date) -> bool:
+        """An answer given ``on`` that day is after its week."""
+        return on > self.deadline
+
+    def crates(self) -> list[Crate]:
+        """Crates owed for this poll: a late proposal, then each late answer in order."""
+        owed = [Crate(self.proposer, LATE_PROPOSAL)] if self.proposed_late else []
+        return owed + [Crate(m, LATE_ANSWER) for m in self.late_answers]
 
     def votes(self) -> dict[date, int]:
         return {d: sum(1 for c in self.answers.values() if c == d) for d in self.dates}
@@ -93,9 +120,19 @@ class DatePoll:
         return max(self.dates, key=lambda d: (votes[d], -d.toordinal()))
 
     def missing(self) -> list[str]:
-        """Members who have not answered yet."""
-        return [m for m in self.voters if m not in self.answers]
+        """Members who have not answered yet (in time or late)."""
+        return [m for m in self.voters if m not in self.answers and m not in self.late_answers]
 
     def is_closed(self, today: date) -> bool:
-        """Closed once every member answered or the answer week is over."""
+        """The date is settled once every member answered or the answer week is over (late
+        answers are still recorded after that)."""
         return today > self.deadline or not self.missing()
+
+
+def proposal_due(night_date: date) -> date:
+    """Last day for the winner to propose the dates: one week after the night."""
+    return night_date + WEEK
+
+
+def is_proposal_late(night_date: date, proposed_on: date) -> bool:
+    return proposed_on > proposal_due(night_date)
