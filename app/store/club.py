@@ -16,6 +16,7 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 from sqlalchemy import JSON, BigInteger, Column, Text, UniqueConstraint, func
+from sqlalchemy import false as sa_false
 from sqlmodel import Field, Session, SQLModel, select
 
 
@@ -97,6 +98,7 @@ class DatePoll(SQLModel, table=True):
     option_b: date
     answer_by: date  # members answer within a week
     chosen: date | None = None
+    late: bool = Field(default=False, sa_column_kwargs={"server_default": sa_false()})  # proposed after the week
     created_at: datetime = Field(default_factory=_now)
 
 
@@ -108,6 +110,7 @@ class DateVote(SQLModel, table=True):
     poll_id: int = Field(foreign_key="date_polls.id", index=True)
     member_id: int = Field(foreign_key="members.id")
     choice: str = Field(max_length=8)  # a | b | both | neither
+    late: bool = Field(default=False, sa_column_kwargs={"server_default": sa_false()})  # after the week
     at: datetime = Field(default_factory=_now)
 
 
@@ -122,6 +125,14 @@ class BeerDebt(SQLModel, table=True):
     recorded_by: str = Field(max_length=40)
     at: datetime = Field(default_factory=_now)
     settled_at: datetime | None = None
+    waived_at: datetime | None = None  # an elder let the crate go, with a reason
+    waived_by: str | None = Field(default=None, max_length=40)
+    waive_reason: str | None = Field(default=None, max_length=200)
+
+    @property
+    def is_owed(self) -> bool:
+        """Still owed: neither paid nor waived."""
+        return self.settled_at is None and self.waived_at is None
 
 
 # ---------------------------------------------------------------- members
@@ -364,11 +375,11 @@ def list_corrections(session: Session, *, night_id: int | None = None) -> list[C
 
 def create_poll(
     session: Session, *, night_id: int, proposed_by: str, option_a: date, option_b: date,
-    answer_by: date,
+    answer_by: date, late: bool = False,
 ) -> DatePoll:
     poll = DatePoll(
         night_id=night_id, proposed_by=proposed_by, option_a=option_a, option_b=option_b,
-        answer_by=answer_by,
+        answer_by=answer_by, late=late,
     )
     session.add(poll)
     session.flush()
@@ -383,15 +394,17 @@ def list_polls(session: Session) -> list[DatePoll]:
     return list(session.exec(select(DatePoll).order_by(DatePoll.created_at.desc())))  # type: ignore[attr-defined]
 
 
-def set_vote(session: Session, *, poll_id: int, member_id: int, choice: str) -> DateVote:
+def set_vote(session: Session, *, poll_id: int, member_id: int, choice: str,
+             late: bool = False) -> DateVote:
     """A member's answer; answering again replaces the earlier answer."""
     vote = session.exec(
         select(DateVote).where(DateVote.poll_id == poll_id, DateVote.member_id == member_id)
     ).first()
     if vote is None:
-        vote = DateVote(poll_id=poll_id, member_id=member_id, choice=choice)
+        vote = DateVote(poll_id=poll_id, member_id=member_id, choice=choice, late=late)
     else:
         vote.choice = choice
+        vote.late = late
         vote.at = _now()
     session.add(vote)
     session.flush()
@@ -431,8 +444,23 @@ def add_debt(
 def list_debts(session: Session, *, open_only: bool = False) -> list[BeerDebt]:
     query = select(BeerDebt).order_by(BeerDebt.at.desc(), BeerDebt.id.desc())  # type: ignore[attr-defined]
     if open_only:
-        query = query.where(BeerDebt.settled_at.is_(None))  # type: ignore[union-attr]
+        query = query.where(BeerDebt.settled_at.is_(None), BeerDebt.waived_at.is_(None))  # type: ignore[union-attr]
     return list(session.exec(query))
+
+
+def waive_debt(session: Session, *, debt_id: int, by: str, reason: str) -> BeerDebt:
+    """An elder lets an open crate go, with a reason (ValueError if paid or waived already)."""
+    debt = session.get(BeerDebt, debt_id)
+    if debt is None:
+        raise LookupError(f"no debt {debt_id}")
+    if not debt.is_owed:
+        raise ValueError("That crate is no longer owed: it was paid or waived already.")
+    debt.waived_at = _now()
+    debt.waived_by = by
+    debt.waive_reason = reason
+    session.add(debt)
+    session.flush()
+    return debt
 
 
 def settle_debt(session: Session, *, debt_id: int) -> BeerDebt:

@@ -135,3 +135,30 @@ def test_poll_votes_and_beer(engine) -> None:
         store.delete_night(s, night_id=night.id)
         assert store.get_night(s, night_id=night.id) is None
         assert store.list_debts(s)[0].night_id is None
+
+
+def test_late_flags_and_waived_crates(engine) -> None:
+    """Migration 0003: late proposals and answers are stored; an elder's waiver with its reason
+    takes a crate out of what is owed, once."""
+    with session_scope(engine) as s:
+        bo = store.add_member(s, name="Bo")
+        night = store.create_night(s, day=date(2025, 3, 1), host="Bo", seed=1, players=[], start={})
+        poll = store.create_poll(
+            s, night_id=night.id, proposed_by="Bo", option_a=date(2025, 4, 5),
+            option_b=date(2025, 4, 12), answer_by=date(2025, 3, 20), late=True,
+        )
+        store.set_vote(s, poll_id=poll.id, member_id=bo.id, choice="b", late=True)
+        debt = store.add_debt(s, member_id=bo.id, reason="late", recorded_by="the date poll",
+                              night_id=night.id)
+        poll_id, debt_id = poll.id, debt.id
+    with session_scope(engine) as s:
+        assert store.get_poll(s, night_id=night.id).late is True
+        assert [v.late for v in store.list_votes(s, poll_id=poll_id)] == [True]
+        waived = store.waive_debt(s, debt_id=debt_id, by="Elsa", reason="his car broke down")
+        assert (waived.waived_by, waived.waive_reason) == ("Elsa", "his car broke down")
+        assert waived.waived_at is not None and not waived.is_owed
+        assert store.list_debts(s, open_only=True) == [] and len(store.list_debts(s)) == 1
+        with pytest.raises(ValueError, match="no longer owed"):
+            store.waive_debt(s, debt_id=debt_id, by="Elsa", reason="again")
+        with pytest.raises(LookupError):
+            store.waive_debt(s, debt_id=debt_id + 99, by="Elsa", reason="none")
