@@ -27,7 +27,7 @@ def _beer(request: Request, *, errors: list[str] | None = None, typed: dict[str,
     names = {m.id: m.name for m in members}
     owed: dict[str, int] = {}
     for debt in debts:
-        if debt.settled_at is None:
+        if debt.is_owed:
             owed[names.get(debt.member_id, "?")] = owed.get(names.get(debt.member_id, "?"), 0) + debt.crates
     return render(
         request,
@@ -77,4 +77,26 @@ async def settle_debt(request: Request, debt_id: int) -> Response:
             store.settle_debt(session, debt_id=debt_id)
         except LookupError as exc:
             raise HTTPException(status_code=404, detail="No such debt") from exc
+    return redirect("/club/beer", request)
+
+
+@router.post("/beer/{debt_id}/waive", response_class=HTMLResponse)
+async def waive_debt(request: Request, debt_id: int) -> Response:
+    """An elder lets a crate go; the reason is kept on the ledger."""
+    form = await auth.check_csrf(request)
+    who = require_elder(request)
+    reason = " ".join(str(form.get("waive_reason") or "").split())[:200]
+    errors: list[str] = []
+    if not reason:
+        errors.append("Write why the crate is waived.")
+    else:
+        with session_scope(db_engine(request)) as session:
+            try:
+                store.waive_debt(session, debt_id=debt_id, by=who.name or "", reason=reason)
+            except LookupError as exc:
+                raise HTTPException(status_code=404, detail="No such debt") from exc
+            except ValueError as exc:
+                errors.append(str(exc))
+    if errors:
+        return _beer(request, errors=errors, status=422)
     return redirect("/club/beer", request)

@@ -6,8 +6,10 @@ from datetime import date
 
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse, Response
+from sqlmodel import Session
 
 from app.club import DatePoll
+from app.club.dates import LATE_ANSWER
 from app.store import club as store
 from app.store.db import session_scope
 from app.web import auth
@@ -46,8 +48,10 @@ async def propose_dates(request: Request, night_id: int) -> Response:
             else:
                 store.create_poll(
                     session, night_id=night_id, proposed_by=row.winner, option_a=core.dates[0],
-                    option_b=core.dates[1], answer_by=core.deadline,
+                    option_b=core.dates[1], answer_by=core.deadline, late=core.proposed_late,
                 )
+                for crate in core.crates():  # a late proposal owes a crate
+                    _owe_crate(session, name=crate.member, reason=crate.reason, night_id=night_id)
     if errors:
         return night_page_response(request, night_id, status=422, poll_errors=errors)
     return redirect(f"/club/nights/{night_id}#next-night", request)
@@ -71,13 +75,27 @@ async def vote(request: Request, night_id: int) -> Response:
             errors.append(f"{member.name} proposed the dates; the other members answer.")
         if choice not in ("a", "b", "neither"):
             errors.append("Choose the date that suits you.")
-        if view["closed"]:
+        # after the answer week a member who has not answered may still answer: recorded late
+        late = view["late_now"] and member is not None and member.name in view["missing"]
+        if view["closed"] and not late:
             errors.append(f"The poll is closed: the next night is {nice_date(view['chosen'])}.")
         if not errors:
-            store.set_vote(session, poll_id=poll.id, member_id=member.id, choice=choice)  # type: ignore[arg-type,union-attr]
+            if view["closed"] and poll.chosen is None:  # settle the date before a late answer
+                store.choose_date(session, poll_id=poll.id, chosen=view["chosen"])  # type: ignore[arg-type]
+            store.set_vote(session, poll_id=poll.id, member_id=member.id, choice=choice, late=late)  # type: ignore[arg-type,union-attr]
+            if late:
+                _owe_crate(session, name=member.name, reason=LATE_ANSWER, night_id=night_id)  # type: ignore[union-attr]
             view = cn.poll_view(poll, store.list_votes(session, poll_id=poll.id), members, date.today())  # type: ignore[arg-type]
             if view["closed"] and poll.chosen is None:
                 store.choose_date(session, poll_id=poll.id, chosen=view["chosen"])  # type: ignore[arg-type]
     if errors:
         return night_page_response(request, night_id, status=422, poll_errors=errors)
     return redirect(f"/club/nights/{night_id}#next-night", request)
+
+
+def _owe_crate(session: Session, *, name: str, reason: str, night_id: int) -> None:
+    """Put a crate on the beer ledger for a late proposal or answer (seed 000's rule)."""
+    member = store.get_member_by_name(session, name=name)
+    if member is not None:
+        store.add_debt(session, member_id=member.id, reason=reason, recorded_by="the date poll",  # type: ignore[arg-type]
+                       night_id=night_id)

@@ -174,12 +174,17 @@ def poll_view(poll: store.DatePoll, votes: list[store.DateVote] | None, members:
         dates=(poll.option_a, poll.option_b),
     )
     answers: dict[str, str] = {}
+    late: list[str] = []
     for vote in votes or []:
         name = names.get(vote.member_id)
         if name is None or name == poll.proposed_by:
             continue
         answers[name] = vote.choice
-        if vote.choice in ("a", "b"):
+        if vote.late:
+            late.append(name)  # recorded and shown, but the date was settled without it
+            if vote.choice in ("a", "b"):
+                core.late_answers[name] = poll.option_a if vote.choice == "a" else poll.option_b
+        elif vote.choice in ("a", "b"):
             core.answers[name] = poll.option_a if vote.choice == "a" else poll.option_b
     # "neither" is an answer too (the core counts only answers for one of the two dates)
     missing = [m for m in core.voters if m not in answers]
@@ -195,6 +200,8 @@ def poll_view(poll: store.DatePoll, votes: list[store.DateVote] | None, members:
         "chosen": chosen,
         "leading": core.chosen,
         "deadline": core.deadline,
+        "late": late,
+        "late_now": core.is_late(today),
         "voters": [m for m in members if m.name != poll.proposed_by],
     }
 

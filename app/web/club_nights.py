@@ -36,7 +36,7 @@ def night_context(
     poll_view = cn.poll_view(poll, store.list_votes(session, poll_id=poll.id) if poll else None,
                            members, date.today()) if poll else None
     corrections = store.list_corrections(session, night_id=row.id)
-    debts = [d for d in store.list_debts(session) if d.night_id == row.id]
+    debts = [d for d in store.list_debts(session) if d.night_id == row.id and d.is_owed]
     standings_stage = night.stage
     rows_by_round: dict[tuple[str, int], list[store.NightResult]] = {}
     playoff_rows: list[store.NightResult] = []

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from datetime import date, timedelta
 
+from app.club.dates import LATE_ANSWER, LATE_PROPOSAL
 from app.store import club as store
 from app.store.db import session_scope
 from app.web import auth
@@ -231,16 +232,113 @@ def test_date_poll_and_beer_ledger(client) -> None:
     assert "Nobody owes a crate" in beer and "paid" in beer
 
 
-def test_the_proposal_is_due_within_a_week(client) -> None:
+def open_crates(client) -> list[tuple[str, str]]:
+    """(member, reason) of every crate still owed, straight from the store."""
+    with session_scope(client.app.state.engine) as session:
+        names = {m.id: m.name for m in store.list_members(session)}
+        return [(names[d.member_id], d.reason) for d in store.list_debts(session, open_only=True)]
+
+
+def test_a_late_proposal_is_recorded_and_costs_a_crate(client) -> None:
     become_elder(client)
     add_members(client, NINE)
-    night_id, _, _ = _done_night(client, days_ago=10)
+    night_id, winner, _ = _done_night(client, days_ago=10)
     url = f"/club/nights/{night_id}"
-    assert "The week to propose dates is over." in client.get(url).text
+    page = client.get(url).text
+    assert "The week to propose dates is over: dates proposed now are recorded as late" in page
+    assert open_crates(client) == []
     later = date.today() + timedelta(days=5)
     response = client.post(f"{url}/poll", data={"csrf": token(client, url), "date_a": later.isoformat(),
-                                                "date_b": (later + timedelta(days=1)).isoformat()})
-    assert response.status_code == 422 and "due within a week of the night" in response.text
+                                                "date_b": (later + timedelta(days=1)).isoformat()},
+                           follow_redirects=False)
+    assert response.status_code == 303
+    with session_scope(client.app.state.engine) as session:
+        poll = store.get_poll(session, night_id=night_id)
+        assert poll is not None and poll.late and poll.answer_by == date.today() + timedelta(days=7)
+    assert open_crates(client) == [(winner, LATE_PROPOSAL)]
+    assert "Brud på disse datoer koster en kasse øl" in LATE_PROPOSAL
+    page = client.get(url).text
+    assert "The dates were proposed late." in page and "Which date suits you?" in page
+    assert "Brud på disse datoer koster en kasse øl" in client.get("/club/beer").text
+
+
+def _poll_past_its_week(client) -> tuple[str, int, list[str], dict[str, int], date, date]:
+    """A night three weeks ago whose date poll's answer week ended yesterday; the first voter
+    answered in time."""
+    night_id, winner, ids = _done_night(client, days_ago=21)
+    a, b = date.today() + timedelta(days=10), date.today() + timedelta(days=17)
+    voters = [p for p in NINE if p != winner]
+    with session_scope(client.app.state.engine) as session:
+        poll = store.create_poll(session, night_id=night_id, proposed_by=winner, option_a=a,
+                                 option_b=b, answer_by=date.today() - timedelta(days=1))
+        store.set_vote(session, poll_id=poll.id, member_id=ids[voters[0]], choice="b")  # type: ignore[arg-type]
+    return f"/club/nights/{night_id}", night_id, voters, ids, a, b
+
+
+def test_a_late_answer_is_recorded_marked_and_costs_a_crate(client) -> None:
+    become_elder(client)
+    add_members(client, NINE)
+    url, night_id, voters, ids, _, b = _poll_past_its_week(client)
+    page = client.get(url).text
+    assert "The answer week is over." in page and "Which date suits you?" in page
+    select = page[page.index('id="vote-member"'):]
+    select = select[: select.index("</select>")]
+    assert f'value="{ids[voters[0]]}"' not in select and f'value="{ids[voters[1]]}"' in select
+    late = client.post(f"{url}/vote", data={"csrf": token(client, url), "member": str(ids[voters[1]]),
+                                            "choice": "a"}, follow_redirects=False)
+    assert late.status_code == 303
+    with session_scope(client.app.state.engine) as session:
+        poll = store.get_poll(session, night_id=night_id)
+        votes = {v.member_id: (v.choice, v.late) for v in store.list_votes(session, poll_id=poll.id)}  # type: ignore[arg-type,union-attr]
+        assert poll.chosen == b        # settled by the answers in time: the late one counts for nothing
+    assert votes == {ids[voters[0]]: ("b", False), ids[voters[1]]: ("a", True)}
+    assert open_crates(client) == [(voters[1], LATE_ANSWER)]
+    page = client.get(url).text
+    assert f"{voters[1]} (late)" in page
+    assert re.search(r"The next night is <strong>[^<]*" + str(b.day), page)
+    again = client.post(f"{url}/vote", data={"csrf": token(client, url), "member": str(ids[voters[1]]),
+                                             "choice": "b"})
+    in_time = client.post(f"{url}/vote", data={"csrf": token(client, url), "member": str(ids[voters[0]]),
+                                               "choice": "a"})
+    for refused in (again, in_time):
+        assert refused.status_code == 422 and "The poll is closed" in refused.text
+    assert len(open_crates(client)) == 1
+
+
+def test_an_elder_waives_a_crate_with_a_reason(client) -> None:
+    become_elder(client)
+    add_members(client, NINE)
+    url, _, voters, ids, _, _ = _poll_past_its_week(client)
+    client.post(f"{url}/vote", data={"csrf": token(client, url), "member": str(ids[voters[2]]),
+                                     "choice": "neither"})
+    assert open_crates(client) == [(voters[2], LATE_ANSWER)]
+    with session_scope(client.app.state.engine) as session:
+        debt_id = store.list_debts(session)[0].id
+    beer = client.get("/club/beer").text
+    assert f'action="/club/beer/{debt_id}/waive"' in beer
+    forged = client.post(f"/club/beer/{debt_id}/waive", data={"csrf": "forged", "waive_reason": "x"})
+    assert forged.status_code == 403
+    empty = client.post(f"/club/beer/{debt_id}/waive", data={"csrf": token(client, "/club/beer"),
+                                                             "waive_reason": "  "})
+    assert empty.status_code == 422 and "Write why the crate is waived." in empty.text
+    assert len(open_crates(client)) == 1
+    client.post(f"/club/beer/{debt_id}/waive", data={"csrf": token(client, "/club/beer"),
+                                                     "waive_reason": "Her flight was cancelled"})
+    assert open_crates(client) == []
+    beer = client.get("/club/beer").text
+    assert "Nobody owes a crate" in beer and "waived by Elsa" in beer and "Her flight was cancelled" in beer
+    twice = client.post(f"/club/beer/{debt_id}/waive", data={"csrf": token(client, "/club/beer"),
+                                                             "waive_reason": "again"})
+    assert twice.status_code == 422 and "no longer owed" in twice.text
+    missing = client.post(f"/club/beer/{debt_id + 50}/waive", data={"csrf": token(client, "/club/beer"),
+                                                                    "waive_reason": "none"})
+    assert missing.status_code == 404
+    client.post("/club/logout", data={"csrf": token(client)})
+    anonymous = client.post(f"/club/beer/{debt_id}/waive", data={"csrf": token(client, url),
+                                                                 "waive_reason": "me"},
+                            follow_redirects=False)
+    assert anonymous.status_code == 303 and "/club/login" in anonymous.headers["location"]
+    assert "Mark paid" not in client.get("/club/beer").text
 
 
 def test_hall_of_fame_sorting_years_and_player_page(client) -> None:
