@@ -12,7 +12,8 @@ from sqlalchemy import Engine
 
 from app.rooms import engine as rules_engine
 from app.rooms import pg_notify
-from app.rooms.room import BOT_NAMES, MAX_NAME, LiveRoom, Refused, Seat, clean_name
+from app.rooms.room import BOT_NAMES, MAX_NAME, Event, LiveRoom, Refused, Seat, clean_name
+from app.rooms.sync import RoomSync, load_room
 from app.rooms.tokens import hash_token, new_slug, new_token
 from app.store import rooms as store
 from app.store.db import session_scope
@@ -43,7 +44,7 @@ class RoomManager:
         self._create_lock = asyncio.Lock()
         self.loaded = False
         self.game_over_observers: list[GameOverObserver] = []
-        self.sync: Any = None  # app.rooms.sync.RoomSync on Postgres: follows other processes
+        self.sync: RoomSync | None = None  # on Postgres: follows other processes
 
     # ------------------------------------------------------------------ life cycle
 
@@ -52,8 +53,6 @@ class RoomManager:
         if not self.loaded:
             self.load()
         if self.db.dialect.name == "postgresql" and self.sync is None:
-            from app.rooms.sync import RoomSync
-
             self.sync = RoomSync(self, self.db.url.render_as_string(hide_password=False))
             self.sync.start()
         for room in self.rooms.values():
@@ -71,7 +70,7 @@ class RoomManager:
                 loaded.append((row, seats, events))
         for row, seats, events in loaded:
             try:
-                room = self._build(row, seats, events)
+                room = self.build(row, seats, events)
             except Exception:
                 log.exception("room %s could not be rebuilt from its event log", row.id)
                 continue
@@ -85,7 +84,7 @@ class RoomManager:
         for room in list(self.rooms.values()):
             await room.stop()
 
-    def _build(self, row: store.Room, seats: list[store.RoomSeat], events: list[store.RoomEvent]) -> LiveRoom:
+    def build(self, row: store.Room, seats: list[store.RoomSeat], events: list[store.RoomEvent]) -> LiveRoom:
         assert row.id is not None
         room = LiveRoom(
             self,
@@ -111,11 +110,7 @@ class RoomManager:
             assert row is not None
             seats = store.list_seats(session, room_id=room.id)
             events = store.list_events(session, room_id=room.id)
-        fresh = self._build(row, seats, events)
-        room.status, room.version, room.host = fresh.status, fresh.version, fresh.host
-        room.seats, room.game = fresh.seats, fresh.game
-        for conn in room.connections:
-            conn.seat = room.seat_of(conn.token_hash)
+        room.adopt(self.build(row, seats, events))
 
     # ------------------------------------------------------------------ observers
 
@@ -139,7 +134,7 @@ class RoomManager:
         self,
         room: LiveRoom,
         *,
-        events: list[tuple[int | None, str, dict[str, Any]]],
+        events: list[Event],
         seats: list[Seat] | None,
         status: str | None,
         host: int | None,
@@ -166,8 +161,6 @@ class RoomManager:
         (with several processes, another one may have created it)."""
         room = self.rooms.get(slug)
         if room is None and self.loaded and len(slug) <= 64:
-            from app.rooms.sync import load_room
-
             try:
                 room = load_room(self, slug)
             except Exception:

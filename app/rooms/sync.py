@@ -19,25 +19,45 @@ import asyncio
 import contextlib
 import logging
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol, cast
 
-from sqlalchemy import select
+from sqlalchemy import Engine, select
 from sqlmodel import Session
 
 from app.rooms import engine
 from app.rooms.pg_notify import Listener
+from app.rooms.room import LiveRoom, Seat
 from app.store import rooms as store
-
-if TYPE_CHECKING:
-    from app.rooms.manager import RoomManager
-    from app.rooms.room import LiveRoom
 
 log = logging.getLogger("gurka.rooms.sync")
 
 FALLBACK_BOT_SECONDS = 3.0  # a follower lets a bot move after this long without progress
 
 
-def _read_session(manager: RoomManager) -> Session:
+class ServedRooms(Protocol):
+    """What following other processes needs from this process's room manager."""
+
+    @property
+    def db(self) -> Engine: ...
+
+    @property
+    def bot_delay(self) -> float: ...
+
+    @property
+    def rooms(self) -> dict[str, LiveRoom]: ...
+
+    def build(
+        self, row: store.Room, seats: list[store.RoomSeat], events: list[store.RoomEvent]
+    ) -> LiveRoom: ...
+
+
+def _served_by(room: LiveRoom) -> ServedRooms:
+    """The manager that hosts the room (a room knows its host only as a `RoomHost`; the one
+    that hosts followed rooms is the process's `RoomManager`, which also serves rooms)."""
+    return cast(ServedRooms, room.manager)
+
+
+def _read_session(manager: ServedRooms) -> Session:
     """A session whose reads all see one snapshot (the row, the seats and the events agree)."""
     db = manager.db
     if db.dialect.name == "postgresql":
@@ -45,7 +65,7 @@ def _read_session(manager: RoomManager) -> Session:
     return Session(db, expire_on_commit=False)
 
 
-def load_room(manager: RoomManager, slug: str) -> LiveRoom | None:
+def load_room(manager: ServedRooms, slug: str) -> LiveRoom | None:
     """Bring a room this process has not served yet (created by another process) from the log."""
     with _read_session(manager) as session:
         row = store.get_room(session, slug=slug)
@@ -53,7 +73,7 @@ def load_room(manager: RoomManager, slug: str) -> LiveRoom | None:
             return None
         seats = store.list_seats(session, room_id=row.id)
         events = store.list_events(session, room_id=row.id)
-    room = manager._build(row, seats, events)
+    room = manager.build(row, seats, events)
     log.info("room %s loaded from the database at version %s", room.id, room.version)
     return room
 
@@ -64,9 +84,7 @@ def catch_up_locked(room: LiveRoom) -> bool:
     Returns True if the room changed. Anything unexpected (a gap, an event that does not
     apply) falls back to rebuilding the whole room from its log.
     """
-    from app.rooms.room import Seat
-
-    manager = room.manager
+    manager = _served_by(room)
     with _read_session(manager) as session:
         row = store.get_room_by_id(session, room_id=room.id)
         if row is None or row.version <= room.version:
@@ -104,7 +122,7 @@ def catch_up_locked(room: LiveRoom) -> bool:
     room.seats = {
         s.seat: Seat(s.seat, s.name, s.token_hash, s.is_bot, s.bot_controlled) for s in seats
     }
-    _reseat(room)
+    room.reseat()
     # Presence is per process: a player who just moved through another process is not "away"
     # here (so a host here cannot hand their seat to a bot while they play elsewhere).
     now = time.monotonic()
@@ -116,27 +134,19 @@ def catch_up_locked(room: LiveRoom) -> bool:
 
 def _rebuild(room: LiveRoom, row: store.Room, seats: list[store.RoomSeat]) -> None:
     """Replace the room's state with a fresh rebuild from the whole log."""
-    manager = room.manager
+    manager = _served_by(room)
     with _read_session(manager) as session:
         row = store.get_room_by_id(session, room_id=room.id) or row
         seats = store.list_seats(session, room_id=room.id)
         events = store.list_events(session, room_id=room.id)
-    fresh = manager._build(row, seats, events)
-    room.status, room.version, room.host = fresh.status, fresh.version, fresh.host
-    room.seats, room.game = fresh.seats, fresh.game
-    _reseat(room)
-
-
-def _reseat(room: LiveRoom) -> None:
-    for conn in room.connections:
-        conn.seat = room.seat_of(conn.token_hash)
+    room.adopt(manager.build(row, seats, events))
 
 
 class RoomSync:
     """The doorbell of one process: keeps every room it serves in step with the database."""
 
     def __init__(
-        self, manager: RoomManager, url: str, *, fallback_bot_seconds: float = FALLBACK_BOT_SECONDS
+        self, manager: ServedRooms, url: str, *, fallback_bot_seconds: float = FALLBACK_BOT_SECONDS
     ) -> None:
         self.manager = manager
         self.listener = Listener(url, self.on_notify, self.on_resync)

@@ -1,0 +1,56 @@
+"""What a room needs from whoever hosts it (the manager), as a small protocol.
+
+A room never imports its manager: it is handed a `RoomHost` and calls it back with itself.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol, TypeVar
+
+from app.rooms.seats import Seat
+
+Event = tuple[int | None, str, dict[str, Any]]
+
+R_contra = TypeVar("R_contra", contravariant=True)
+
+
+class RoomHost(Protocol[R_contra]):
+    """The services a room of type `R_contra` is given by its host."""
+
+    @property
+    def bot_delay(self) -> float:
+        """Seconds a bot waits before it acts."""
+        ...
+
+    @property
+    def takeover_seconds(self) -> float:
+        """How long a seat must be empty before it can be handed to a bot."""
+        ...
+
+    def store_commit(
+        self,
+        room: R_contra,
+        *,
+        events: list[Event],
+        seats: list[Seat] | None,
+        status: str | None,
+        host: int | None,
+    ) -> int:
+        """Commit events (and seat/status/host changes) in one transaction; the new version."""
+        ...
+
+    async def reload(self, room: R_contra) -> None:
+        """Rebuild the room from the database (after a failed commit)."""
+        ...
+
+    async def game_over(self, room: R_contra) -> None:
+        """Tell whoever listens that the room's game has just ended."""
+        ...
+
+    def render_table(self, room: R_contra, seat: int | None, /) -> str:
+        """The table as that seat sees it, as HTML."""
+        ...
+
+    def render_notice(self, message: str, level: str, /) -> str:
+        """A notice for one connection, as HTML."""
+        ...

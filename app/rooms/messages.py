@@ -1,0 +1,87 @@
+"""A room's incoming messages: parse, check and dispatch one client frame; every problem
+becomes a clear notice to its sender."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from app.rooms import engine
+from app.rooms.actions import RoomActions
+from app.rooms.hub import Connection
+from app.rooms.seats import Refused
+
+MAX_FRAME = 8 * 1024
+
+
+class RoomMessages(RoomActions):
+    def _seen_aid(self, aid: str) -> bool:
+        if aid in self.recent_aids:
+            return True
+        self.recent_aids[aid] = self.version
+        while len(self.recent_aids) > 512:
+            self.recent_aids.popitem(last=False)
+        return False
+
+    async def handle(self, conn: Connection, text: str | bytes) -> None:
+        """One client message: parse, check, dispatch; every problem becomes a clear notice."""
+        if len(text) > MAX_FRAME:
+            self.tell(conn, f"That message is too large ({len(text)} bytes; the limit is {MAX_FRAME}).")
+            return
+        try:
+            msg = json.loads(text)
+        except (ValueError, UnicodeDecodeError):
+            self.tell(conn, "That message was not valid JSON; nothing was changed.")
+            return
+        if not isinstance(msg, dict):
+            self.tell(conn, "That message was not understood (expected a JSON object).")
+            return
+        do = msg.get("do", "act" if "action" in msg else None)
+        seen = msg.get("v")
+        if isinstance(seen, str) and seen.strip().lstrip("-").isdigit():
+            seen = int(seen)
+        if not isinstance(seen, int) or isinstance(seen, bool):
+            seen = None
+        aid = msg.get("aid")
+        if aid is not None and (not isinstance(aid, str) or len(aid) > 64):
+            self.tell(conn, "That message had a bad action id; nothing was changed.")
+            return
+        if aid and self._seen_aid(f"{conn.token_hash}:{aid}"):
+            self.tell(conn, "That action was already received; it was not applied twice.", "info")
+            return
+        seat = conn.seat
+        try:
+            if do == "act":
+                action = msg.get("action")
+                if isinstance(action, list):
+                    action = " ".join(str(a) for a in action)
+                if not isinstance(action, str) or not action.strip() or len(action) > 200:
+                    raise Refused("That message did not name an action.")
+                await self.act(seat, action.strip(), seen)
+            elif do == "sync":
+                conn.offer(self.table_frame(seat))
+            elif do == "start":
+                await self.start(seat)
+            elif do == "add_bot":
+                await self.add_bot(seat)
+            elif do == "remove":
+                await self.remove_seat(seat, _int(msg.get("seat")))
+            elif do == "hand_to_bot":
+                await self.hand_to_bot(seat, _int(msg.get("seat")))
+            elif do == "take_back":
+                await self.take_back(seat)
+            elif do == "rematch":
+                await self.rematch(seat, seen)
+            else:
+                raise Refused(f"Unknown request {str(do)[:40]!r}; nothing was changed.")
+        except Refused as refused:
+            self.tell(conn, str(refused))
+        except engine.IllegalAction as illegal:  # the engine's own words
+            self.tell(conn, str(illegal))
+
+
+def _int(value: Any) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise Refused("That message did not name a seat.") from None

@@ -1,0 +1,36 @@
+"""Who sits where and who is here: seat lookups, presence and absence, bot takeover limits."""
+
+from __future__ import annotations
+
+import time
+
+from app.rooms import engine
+from app.rooms.state import RoomState
+from app.rooms.tokens import hash_token
+
+
+class RoomPresence(RoomState):
+    @property
+    def players(self) -> int:
+        return len(self.seats)
+
+    def seat_for_token(self, token: str | None) -> int | None:
+        return self.seat_of(hash_token(token)) if token else None
+
+    def present(self) -> set[int]:
+        seats = {c.seat for c in self.connections if not c.closed and c.seat is not None}
+        return {s for s in seats if s is not None}
+
+    def limits(self) -> tuple[int, int]:
+        return engine.player_limits(self.preset, self.options)
+
+    def absent_for(self, seat: int) -> float:
+        if seat in self.present():
+            return 0.0
+        return time.monotonic() - self.absent_since.get(seat, time.monotonic())
+
+    def can_hand_to_bot(self, seat: int) -> bool:
+        s = self.seats.get(seat)
+        if s is None or s.botted or self.status != "playing" or seat in self.present():
+            return False
+        return self.absent_for(seat) >= self.manager.takeover_seconds

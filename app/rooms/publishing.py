@@ -1,0 +1,54 @@
+"""Publishing a room to its connections: each one is offered its own seat's full table."""
+
+from __future__ import annotations
+
+import json
+import time
+
+from app.rooms.hub import Connection
+from app.rooms.presence import RoomPresence
+
+
+class RoomPublishing(RoomPresence):
+    def attach(self, conn: Connection) -> None:
+        conn.seat = self.seat_of(conn.token_hash)
+        self.connections.add(conn)
+        conn.start()
+        self.publish()
+
+    def detach(self, conn: Connection) -> None:
+        self.connections.discard(conn)
+        conn.closed = True
+        if conn.seat is not None and conn.seat not in self.present():
+            self.absent_since[conn.seat] = time.monotonic()
+        self.publish()
+
+    def publish(self) -> None:
+        """Offer every live connection its own full table (rendered once per seat)."""
+        cache: dict[int | None, str] = {}
+        for conn in list(self.connections):
+            if conn.closed:
+                self.connections.discard(conn)
+                continue
+            if conn.seat not in cache:
+                cache[conn.seat] = self.table_frame(conn.seat)
+            if not conn.offer(cache[conn.seat]):
+                self.connections.discard(conn)
+
+    def table_frame(self, seat: int | None) -> str:
+        html = self.manager.render_table(self, seat)
+        return json.dumps(
+            {"kind": "table", "version": self.version, "content": html, "target": "#table", "swap": "outerHTML"}
+        )
+
+    def notice_frame(self, message: str, level: str = "error") -> str:
+        html = self.manager.render_notice(message, level)
+        return json.dumps(
+            {"kind": "notice", "level": level, "message": message, "version": self.version,
+             "content": html, "target": "#notice", "swap": "innerHTML"}
+        )
+
+    def tell(self, conn: Connection, message: str, level: str = "error", *, with_table: bool = True) -> None:
+        conn.offer(self.notice_frame(message, level))
+        if with_table:
+            conn.offer(self.table_frame(conn.seat))

@@ -1,0 +1,41 @@
+"""A seat at a room's table, the names it may carry, and the refusal every room check raises."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+MAX_NAME = 24
+BOT_NAMES = ("Bodil", "Egon", "Frida", "Gunnar", "Hulda", "Ivar", "Jonna", "Kalle")
+
+
+class Refused(Exception):
+    """A request the room turns down; the text goes back to the sender as is."""
+
+
+@dataclass(frozen=True)
+class Seat:
+    seat: int
+    name: str
+    token_hash: str | None = None
+    is_bot: bool = False
+    bot_controlled: bool = False
+
+    @property
+    def botted(self) -> bool:
+        return self.is_bot or self.bot_controlled
+
+    def row(self) -> dict[str, Any]:
+        return {
+            "seat": self.seat,
+            "name": self.name,
+            "token_hash": self.token_hash,
+            "is_bot": self.is_bot,
+            "bot_controlled": self.bot_controlled,
+        }
+
+
+def clean_name(name: str) -> str:
+    name = " ".join(str(name or "").split())
+    name = "".join(ch for ch in name if ch.isprintable())
+    return name[:MAX_NAME]
