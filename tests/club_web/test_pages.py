@@ -8,7 +8,7 @@ from datetime import date, timedelta
 
 from app.store import club as store
 from app.store.db import session_scope
-from app.web import auth
+from app.web.club import auth
 
 from .helpers import (
     NINE,

@@ -10,10 +10,10 @@ from fastapi.responses import HTMLResponse, Response
 from app.club import DatePoll
 from app.store import club as store
 from app.store.db import session_scope
-from app.web import auth
-from app.web import club_night as cn
-from app.web.club_common import db_engine, nice_date, parse_date, redirect
-from app.web.club_nights import night_page_response
+from app.web.club import auth
+from app.web.club import night_data as cn
+from app.web.club.common import db_engine, nice_date, parse_date, redirect
+from app.web.club.nights import night_page_response
 
 router = APIRouter(prefix="/club", tags=["club"])
 
