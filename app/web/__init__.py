@@ -1,4 +1,6 @@
-"""Web layer: pages, the room websocket, rendering and security.
+"""Web layer, by area: `table` (home and room pages, the room websocket, table rendering, the
+rules pages), `club` (one module per page area of /club) and `shared` (security, templates and
+the app's long-lived objects).
 
 `install(app)` includes the routers; `running(app)` (entered in the app lifespan) starts the
 room manager, which brings every stored room back and lets bots carry on, hooks the club's
@@ -13,16 +15,18 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from app.web import club, club_online, pages, ws
-from app.web.state import manager_of, templates_of
+from app.web.club import online as club_online
+from app.web.club.router import router as club_router
+from app.web.shared.state import manager_of, templates_of
+from app.web.table import pages, websocket
 
 
 def install(app: FastAPI) -> None:
     """Include every router of the web layer."""
     templates_of(app)
     app.include_router(pages.router)
-    app.include_router(ws.router)
-    app.include_router(club.router)
+    app.include_router(websocket.router)
+    app.include_router(club_router)
 
 
 @asynccontextmanager

@@ -10,7 +10,7 @@ from typing import Any
 from app.club import Night, RoundResult
 from app.store import club as store
 from app.store.db import session_scope
-from app.web import club_night as cn
+from app.web.club import night_data as cn
 
 NINE = ["Ann", "Bo", "Cy", "Di", "Ed", "Fi", "Gu", "Hal", "Ida"]
 PASSWORD = "gurka-elder-1"

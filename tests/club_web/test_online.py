@@ -8,7 +8,7 @@ import time
 
 from app.store import club as store
 from app.store.db import session_scope
-from app.web import club_online
+from app.web.club import online as club_online
 
 from .helpers import NINE, add_members, become_elder, core, create_night, setup_form, token
 

@@ -12,8 +12,8 @@ from app.club import RoundResult
 from app.rooms.tokens import hash_token
 from app.store import club as store
 from app.store.db import session_scope
-from app.web import club_online
-from app.web.security import seat_cookie_name
+from app.web.club import online as club_online
+from app.web.shared.security import seat_cookie_name
 from tests.conftest import make_settings
 
 from .helpers import NINE, add_members, become_elder, core, create_night, setup_form, token

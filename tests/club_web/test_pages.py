@@ -9,7 +9,7 @@ from datetime import date, timedelta
 from app.club.dates import LATE_ANSWER, LATE_PROPOSAL
 from app.store import club as store
 from app.store.db import session_scope
-from app.web import auth
+from app.web.club import auth
 
 from .helpers import (
     NINE,

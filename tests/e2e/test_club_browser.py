@@ -22,7 +22,7 @@ import pytest
 
 from app.store import club as store
 from app.store.db import make_engine, session_scope, upgrade
-from app.web.auth import hash_password
+from app.web.club.auth import hash_password
 
 from ..club_web.helpers import NINE, finished_night_in_store
 

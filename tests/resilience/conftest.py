@@ -33,7 +33,7 @@ import pytest
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
-from app.web.security import seat_cookie_name
+from app.web.shared.security import seat_cookie_name
 
 ROOT = Path(__file__).resolve().parents[2]
 LOG_CONFIG = (

@@ -11,7 +11,7 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
-from app.web.security import seat_cookie_name
+from app.web.shared.security import seat_cookie_name
 
 HX_VALS = re.compile(r"hx-vals='([^']*)'")
 CODE = re.compile(r"(?<![A-Za-z0-9])([2-9TJQKA][CDHS]|X[12])(?![A-Za-z0-9])")

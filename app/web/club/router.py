@@ -13,30 +13,30 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from app.web import (
-    club_beer,
-    club_corrections,
-    club_dates,
-    club_hall_of_fame,
-    club_login,
-    club_members,
-    club_night_results,
-    club_night_setup,
-    club_nights,
-    club_overview,
+from app.web.club import (
+    beer,
+    corrections,
+    dates,
+    hall_of_fame,
+    login,
+    members,
+    night_results,
+    night_setup,
+    nights,
+    overview,
 )
 
 router = APIRouter()
 for area in (
-    club_overview,
-    club_login,
-    club_members,
-    club_night_setup,
-    club_nights,
-    club_night_results,
-    club_corrections,
-    club_dates,
-    club_beer,
-    club_hall_of_fame,
+    overview,
+    login,
+    members,
+    night_setup,
+    nights,
+    night_results,
+    corrections,
+    dates,
+    beer,
+    hall_of_fame,
 ):
     router.include_router(area.router)

@@ -12,10 +12,11 @@ from starlette.datastructures import FormData
 from app.club import RoundResult
 from app.store import club as store
 from app.store.db import session_scope
-from app.web import auth, club_online
-from app.web import club_night as cn
-from app.web.club_common import db_engine, night_or_404, redirect, render, require_elder
-from app.web.club_nights import night_context
+from app.web.club import auth
+from app.web.club import night_data as cn
+from app.web.club import online as club_online
+from app.web.club.common import db_engine, night_or_404, redirect, render, require_elder
+from app.web.club.nights import night_context
 
 router = APIRouter(prefix="/club", tags=["club"])
 

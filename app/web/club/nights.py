@@ -13,10 +13,11 @@ from sqlmodel import Session
 from app.club import Night
 from app.store import club as store
 from app.store.db import session_scope
-from app.web import auth, club_online
-from app.web import club_night as cn
-from app.web.club_common import db_engine, nice_date, night_or_404, redirect, render, require_elder
-from app.web.security import set_seat_cookie
+from app.web.club import auth
+from app.web.club import night_data as cn
+from app.web.club import online as club_online
+from app.web.club.common import db_engine, nice_date, night_or_404, redirect, render, require_elder
+from app.web.shared.security import set_seat_cookie
 
 router = APIRouter(prefix="/club", tags=["club"])
 
@@ -159,7 +160,7 @@ async def play_at_table(request: Request, night_id: int, key: str, chair: int) -
 async def bots_for_absent(request: Request, night_id: int, key: str) -> Response:
     """An elder lets bots play the seats of players who are not at their online table."""
     from app.rooms import Refused
-    from app.web.state import manager_of
+    from app.web.shared.state import manager_of
 
     await auth.check_csrf(request)
     require_elder(request)

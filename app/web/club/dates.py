@@ -12,10 +12,10 @@ from app.club import DatePoll
 from app.club.dates import LATE_ANSWER
 from app.store import club as store
 from app.store.db import session_scope
-from app.web import auth
-from app.web import club_night as cn
-from app.web.club_common import db_engine, nice_date, parse_date, redirect
-from app.web.club_nights import night_page_response
+from app.web.club import auth
+from app.web.club import night_data as cn
+from app.web.club.common import db_engine, nice_date, parse_date, redirect
+from app.web.club.nights import night_page_response
 
 router = APIRouter(prefix="/club", tags=["club"])
 

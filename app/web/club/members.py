@@ -9,9 +9,9 @@ from fastapi.responses import HTMLResponse, Response
 
 from app.store import club as store
 from app.store.db import session_scope
-from app.web import auth
-from app.web import club_night as cn
-from app.web.club_common import clean_name, db_engine, name_error, redirect, render, require_elder
+from app.web.club import auth
+from app.web.club import night_data as cn
+from app.web.club.common import clean_name, db_engine, name_error, redirect, render, require_elder
 
 router = APIRouter(prefix="/club", tags=["club"])
 

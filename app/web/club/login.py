@@ -8,8 +8,8 @@ from fastapi.responses import HTMLResponse, Response
 
 from app.store import club as store
 from app.store.db import session_scope
-from app.web import auth
-from app.web.club_common import clean_name, db_engine, redirect, render
+from app.web.club import auth
+from app.web.club.common import clean_name, db_engine, redirect, render
 
 router = APIRouter(prefix="/club", tags=["club"])
 

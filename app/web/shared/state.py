@@ -9,9 +9,9 @@ from fastapi.templating import Jinja2Templates
 from starlette.requests import HTTPConnection
 
 from app.rooms import RoomManager
-from app.web.render import render_block, setup_templates, table_context
+from app.web.table.render import render_block, setup_templates, table_context
 
-TEMPLATES_DIR = Path(__file__).resolve().parents[2] / "templates"
+TEMPLATES_DIR = Path(__file__).resolve().parents[3] / "templates"
 
 
 def templates_of(app: FastAPI) -> Jinja2Templates:
@@ -34,13 +34,13 @@ def manager_of(app: FastAPI) -> RoomManager:
 
         def render_table(room, seat):  # type: ignore[no-untyped-def]
             ctx = table_context(room, seat)
-            from app.web.render import status_line
+            from app.web.table.render import status_line
 
             ctx["status_text"] = status_line(ctx)
-            return render_block(templates, "room.html", "table", ctx)
+            return render_block(templates, "table/room.html", "table", ctx)
 
         def render_notice(message: str, level: str) -> str:
-            return render_block(templates, "room.html", "notice", {"message": message, "level": level})
+            return render_block(templates, "table/room.html", "notice", {"message": message, "level": level})
 
         manager = RoomManager(
             app.state.engine,

@@ -11,10 +11,11 @@ from fastapi.responses import HTMLResponse, Response
 from app.club import CorrectionError, Night, RoundResult
 from app.store import club as store
 from app.store.db import session_scope
-from app.web import auth, club_online
-from app.web import club_night as cn
-from app.web.club_common import db_engine, nice_date, night_or_404, redirect, render, require_elder
-from app.web.club_night_results import parse_result
+from app.web.club import auth
+from app.web.club import night_data as cn
+from app.web.club import online as club_online
+from app.web.club.common import db_engine, nice_date, night_or_404, redirect, render, require_elder
+from app.web.club.night_results import parse_result
 
 router = APIRouter(prefix="/club", tags=["club"])
 

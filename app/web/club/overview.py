@@ -9,8 +9,8 @@ from fastapi.responses import HTMLResponse, Response
 
 from app.store import club as store
 from app.store.db import session_scope
-from app.web import club_night as cn
-from app.web.club_common import db_engine, nice_date, render
+from app.web.club import night_data as cn
+from app.web.club.common import db_engine, nice_date, render
 
 router = APIRouter(prefix="/club", tags=["club"])
 

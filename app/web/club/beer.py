@@ -7,8 +7,8 @@ from fastapi.responses import HTMLResponse, Response
 
 from app.store import club as store
 from app.store.db import session_scope
-from app.web import auth
-from app.web.club_common import db_engine, nice_date, redirect, render, require_elder
+from app.web.club import auth
+from app.web.club.common import db_engine, nice_date, redirect, render, require_elder
 
 router = APIRouter(prefix="/club", tags=["club"])
 

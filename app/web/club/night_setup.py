@@ -15,9 +15,10 @@ from app.club import Night, start_tables
 from app.club.constants import BASE_TABLES, PLAYERS
 from app.store import club as store
 from app.store.db import session_scope
-from app.web import auth, club_online
-from app.web import club_night as cn
-from app.web.club_common import (
+from app.web.club import auth
+from app.web.club import night_data as cn
+from app.web.club import online as club_online
+from app.web.club.common import (
     clean_name,
     db_engine,
     name_error,

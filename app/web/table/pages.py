@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, HTTPException, Request
@@ -12,9 +11,9 @@ from fastapi.templating import Jinja2Templates
 from app.rooms import RoomManager
 from app.rooms import engine as rules_engine
 from app.rooms.room import LiveRoom, Refused
-from app.web.render import render_block, status_line, table_context
-from app.web.security import seat_token, set_seat_cookie
-from app.web.state import get_manager, get_templates
+from app.web.shared.security import seat_token, set_seat_cookie
+from app.web.shared.state import TEMPLATES_DIR, get_manager, get_templates
+from app.web.table.render import render_block, status_line, table_context
 
 router = APIRouter(tags=["pages"])
 
@@ -45,14 +44,14 @@ def _home_context(preset: str, form: dict[str, Any] | None = None, error: str | 
 
 @router.get("/", response_class=HTMLResponse)
 def home(request: Request, templates: TemplatesDep) -> Response:
-    return templates.TemplateResponse(request, "home.html", _home_context(DEFAULT_PRESET))
+    return templates.TemplateResponse(request, "table/home.html", _home_context(DEFAULT_PRESET))
 
 
 @router.get("/new/options", response_class=HTMLResponse)
 def options_fragment(request: Request, templates: TemplatesDep, preset: str = DEFAULT_PRESET) -> Response:
     if preset not in _presets():
         raise HTTPException(404, "Unknown game")
-    html = render_block(templates, "home.html", "options", {"request": request, **_home_context(preset)})
+    html = render_block(templates, "table/home.html", "options", {"request": request, **_home_context(preset)})
     return HTMLResponse(html)
 
 
@@ -74,7 +73,7 @@ async def create_room(request: Request, manager: ManagerDep, templates: Template
         if isinstance(exc, ValueError) and "invalid literal" in message:
             message = "Seats and bots must be whole numbers."
         ctx = _home_context(preset, form, message)
-        return templates.TemplateResponse(request, "home.html", ctx, status_code=400)
+        return templates.TemplateResponse(request, "table/home.html", ctx, status_code=400)
     response = RedirectResponse(f"/r/{room.slug}", status_code=303)
     set_seat_cookie(response, slug=room.slug, token=token, secure=request.app.state.settings.secure_cookies)
     return response
@@ -94,7 +93,7 @@ def room_page(request: Request, slug: str, manager: ManagerDep, templates: Templ
     ctx = table_context(room, seat)
     ctx["status_text"] = status_line(ctx)
     ctx["join_error"] = request.query_params.get("error")
-    response = templates.TemplateResponse(request, "room.html", ctx)
+    response = templates.TemplateResponse(request, "table/room.html", ctx)
     response.headers["Cache-Control"] = "no-store"
     response.headers["Referrer-Policy"] = "same-origin"
     return response
@@ -112,13 +111,13 @@ async def join(request: Request, slug: str, manager: ManagerDep, templates: Temp
         seat_ctx = table_context(room, None)
         seat_ctx["status_text"] = status_line(seat_ctx)
         seat_ctx["join_error"] = str(refused)
-        return templates.TemplateResponse(request, "room.html", seat_ctx, status_code=400)
+        return templates.TemplateResponse(request, "table/room.html", seat_ctx, status_code=400)
     response = RedirectResponse(f"/r/{slug}", status_code=303)
     set_seat_cookie(response, slug=slug, token=token, secure=request.app.state.settings.secure_cookies)
     return response
 
 
-RULES_DIR = Path(__file__).resolve().parents[2] / "templates" / "rules"
+RULES_DIR = TEMPLATES_DIR / "table" / "rules"
 
 
 @router.get("/rules/", response_class=HTMLResponse)
@@ -126,11 +125,11 @@ RULES_DIR = Path(__file__).resolve().parents[2] / "templates" / "rules"
 def rules_index(request: Request, templates: TemplatesDep) -> Response:
     if not (RULES_DIR / "index.html").is_file():
         raise HTTPException(404, "No rules pages yet.")
-    return templates.TemplateResponse(request, "rules/index.html", {"presets": _presets()})
+    return templates.TemplateResponse(request, "table/rules/index.html", {"presets": _presets()})
 
 
 @router.get("/rules/{preset}", response_class=HTMLResponse)
 def rules_page(request: Request, preset: str, templates: TemplatesDep) -> Response:
     if preset not in _presets() or not (RULES_DIR / f"{preset}.html").is_file():
         raise HTTPException(404, "No rules page for that game yet.")
-    return templates.TemplateResponse(request, f"rules/{preset}.html", {"preset": preset, "presets": _presets()})
+    return templates.TemplateResponse(request, f"table/rules/{preset}.html", {"preset": preset, "presets": _presets()})

@@ -24,8 +24,8 @@ from app.club import RoundResult
 from app.rooms import LiveRoom, Refused, RoomManager
 from app.store import club as store
 from app.store.db import session_scope
-from app.web import club_night as cn
-from app.web.state import manager_of
+from app.web.club import night_data as cn
+from app.web.shared.state import manager_of
 
 log = logging.getLogger("gurka.club.online")
 

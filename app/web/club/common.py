@@ -13,8 +13,8 @@ from sqlmodel import Session
 
 from app.club import Night
 from app.store import club as store
-from app.web import auth
-from app.web import club_night as cn
+from app.web.club import auth
+from app.web.club import night_data as cn
 
 NAME_MAX = 40
 WEEKDAYS = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
