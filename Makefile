@@ -1,12 +1,12 @@
 # Two commands set everything up on a fresh machine:
 #   make run    install into .venv and serve the app on SQLite at http://127.0.0.1:8000
-#   make test   install into .venv and run the whole test suite
+#   make test   install into .venv, check lint and types (ruff, mypy), run the whole test suite
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: install run test test-fast bench vendor lint clean
+.PHONY: install run test test-fast check bench vendor lint typecheck clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -19,8 +19,11 @@ install: $(STAMP)
 run: install
 	$(VENV)/bin/gurka serve
 
-test: install
+test: check
 	$(PY) -m pytest -q
+
+# Lint and types first: a type error fails `make test` (and so CI) before any test runs.
+check: lint typecheck
 
 test-fast: install
 	$(PY) -m pytest -q -m "not e2e"
@@ -33,6 +36,9 @@ vendor:
 
 lint: install
 	$(PY) -m ruff check app tests bench
+
+typecheck: install
+	$(PY) -m mypy
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis

@@ -9,7 +9,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import TypeVar
 
 from app.rooms import engine
 from app.rooms.host import Event
@@ -19,6 +19,8 @@ from app.rooms.tokens import hash_token, new_token
 from app.store.rooms import VersionConflict
 
 log = logging.getLogger("gurka.rooms")
+
+T = TypeVar("T")
 
 
 class RoomActions(RoomPublishing):
@@ -43,7 +45,7 @@ class RoomActions(RoomPublishing):
 
     # ------------------------------------------------------------------ changes
 
-    async def _run(self, fn: Callable[[], Any]) -> Any:
+    async def _run(self, fn: Callable[[], T]) -> T:
         async with self.lock:
             was_over = self.status == "over"
             for attempt in range(3):

@@ -7,10 +7,13 @@ import random
 from typing import Any
 
 from app import rules
-from app.rules import OPTION_HELP, PRESETS, IllegalAction, new_game  # noqa: F401  (re-exported)
+from app.rules import OPTION_HELP, PRESETS, IllegalAction, new_game
 from app.rules.ruleset import CHOICES, CONVENIENCE_DEFAULTS, OPTION_PRESETS
 
 Game = rules.Game
+
+# What the rooms and the web layer reach the rules through (this module's own functions too).
+__all__ = ["OPTION_HELP", "PRESETS", "Game", "IllegalAction", "new_game"]
 
 
 def preset_names() -> list[str]:
@@ -18,7 +21,7 @@ def preset_names() -> list[str]:
 
 
 def make_game(preset: str, players: int, dealer: int, options: dict[str, Any]) -> Game:
-    opts = {k: tuple(v) if isinstance(v, list) else v for k, v in options.items()}
+    opts: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in options.items()}
     return new_game(preset, players=players, dealer=dealer, **opts)
 
 

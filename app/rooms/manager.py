@@ -65,6 +65,7 @@ class RoomManager:
             rows = store.list_rooms(session)
             loaded = []
             for row in rows:
+                assert row.id is not None  # a stored row has its id
                 seats = store.list_seats(session, room_id=row.id)
                 events = store.list_events(session, room_id=row.id)
                 loaded.append((row, seats, events))
@@ -233,16 +234,11 @@ class RoomManager:
                     slug = new_slug()
                 row = store.create_room(session, slug=slug, preset=preset, options=options, seats=seats, host=0)
                 assert row.id is not None
-                store.record_events(
-                    session,
-                    room_id=row.id,
-                    seen_version=0,
-                    events=[(0, "create", {"preset": preset, "options": options, "seats": seats,
-                                           **({"table": True} if table else {})})]
-                    + [(s.seat, "join" if not s.is_bot else "bot", {"seat": s.seat, "name": s.name})
-                       for s in seat_rows],
-                    status="lobby",
-                )
+                created: list[Event] = [(0, "create", {"preset": preset, "options": options, "seats": seats,
+                                       **({"table": True} if table else {})})]
+                created += [(s.seat, "join" if not s.is_bot else "bot", {"seat": s.seat, "name": s.name})
+                            for s in seat_rows]
+                store.record_events(session, room_id=row.id, seen_version=0, events=created, status="lobby")
                 store.replace_seats(session, room_id=row.id, seats=[s.row() for s in seat_rows])
                 room_id, version = row.id, 1 + len(seat_rows)
             room = LiveRoom(

@@ -22,7 +22,7 @@ import time
 from typing import Any, Protocol, cast
 
 from sqlalchemy import Engine, select
-from sqlmodel import Session
+from sqlmodel import Session, col
 
 from app.rooms import engine
 from app.rooms.pg_notify import Listener
@@ -183,7 +183,8 @@ class RoomSync:
     async def on_resync(self) -> None:
         """After a (re)connect: every served room that fell behind catches up."""
         with _read_session(self.manager) as session:
-            versions = dict(session.execute(select(store.Room.id, store.Room.version)).all())  # type: ignore[call-overload]
+            rows = session.execute(select(col(store.Room.id), col(store.Room.version))).all()
+            versions: dict[int, int] = {room_id: version for room_id, version in rows}
         behind = [
             r
             for r in list(self.manager.rooms.values())

@@ -12,10 +12,29 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-if TYPE_CHECKING:  # pragma: no cover
-    from app.rules.ruleset import Ruleset
+
+class Ruleset(Protocol):
+    """The switches of a `app.rules.ruleset.Ruleset` that decide its cards (read here, so that
+    the ruleset may use this module without this module importing it back)."""
+
+    @property
+    def decks(self) -> int: ...
+    @property
+    def jokers(self) -> int: ...
+    @property
+    def top_cards(self) -> tuple[str, ...]: ...
+    @property
+    def top_points(self) -> tuple[int, ...]: ...
+    @property
+    def points(self) -> str: ...
+    @property
+    def ace_low_final(self) -> bool: ...
+    @property
+    def lead(self) -> str: ...
+
+    def __hash__(self) -> int: ...  # card tables are cached per ruleset
 
 RANKS = "23456789TJQKA"
 SUITS = "CDHS"

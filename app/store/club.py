@@ -17,7 +17,7 @@ from typing import Any
 
 from sqlalchemy import JSON, BigInteger, Column, Text, UniqueConstraint, func
 from sqlalchemy import false as sa_false
-from sqlmodel import Field, Session, SQLModel, select
+from sqlmodel import Field, Session, SQLModel, col, select
 
 
 def _now() -> datetime:
@@ -139,7 +139,7 @@ class BeerDebt(SQLModel, table=True):
 
 
 def count_elders(session: Session) -> int:
-    query = select(func.count()).select_from(Member).where(Member.is_elder, Member.active)  # type: ignore[arg-type]
+    query = select(func.count()).select_from(Member).where(Member.is_elder, Member.active)
     return int(session.exec(query).one())
 
 
@@ -169,7 +169,7 @@ def get_member_by_name(session: Session, *, name: str) -> Member | None:
 def list_members(session: Session, *, active_only: bool = False) -> list[Member]:
     query = select(Member).order_by(func.lower(Member.name))
     if active_only:
-        query = query.where(Member.active)  # type: ignore[arg-type]
+        query = query.where(Member.active)
     return list(session.exec(query))
 
 
@@ -227,7 +227,7 @@ def get_night(session: Session, *, night_id: int) -> Night | None:
 
 
 def list_nights(session: Session, *, status: str | None = None, newest_first: bool = True) -> list[Night]:
-    order = (Night.date.desc(), Night.id.desc()) if newest_first else (Night.date, Night.id)  # type: ignore[attr-defined]
+    order = (col(Night.date).desc(), col(Night.id).desc()) if newest_first else (col(Night.date), col(Night.id))
     query = select(Night).order_by(*order)
     if status is not None:
         query = query.where(Night.status == status)
@@ -239,7 +239,7 @@ def last_done_night(session: Session, *, before_id: int | None = None) -> Night 
     query = select(Night).where(Night.status == "done")
     if before_id is not None:
         query = query.where(Night.id != before_id)
-    return session.exec(query.order_by(Night.date.desc(), Night.id.desc())).first()  # type: ignore[attr-defined]
+    return session.exec(query.order_by(col(Night.date).desc(), col(Night.id).desc())).first()
 
 
 def save_night_state(
@@ -268,7 +268,7 @@ def set_night_mode(session: Session, *, night_id: int, mode: str) -> None:
 def delete_night(session: Session, *, night_id: int) -> None:
     """Remove a night that was set up by mistake, with everything hanging off it."""
     for model in (Correction, NightResult):
-        for row in list(session.exec(select(model).where(model.night_id == night_id))):  # type: ignore[attr-defined]
+        for row in list(session.exec(select(model).where(model.night_id == night_id))):
             session.delete(row)
         session.flush()
     poll = session.exec(select(DatePoll).where(DatePoll.night_id == night_id)).first()
@@ -293,7 +293,7 @@ def delete_night(session: Session, *, night_id: int) -> None:
 def list_results(session: Session, *, night_id: int) -> list[NightResult]:
     return list(
         session.exec(
-            select(NightResult).where(NightResult.night_id == night_id).order_by(NightResult.seq)
+            select(NightResult).where(NightResult.night_id == night_id).order_by(col(NightResult.seq))
         )
     )
 
@@ -364,7 +364,7 @@ def correct_result(
 
 
 def list_corrections(session: Session, *, night_id: int | None = None) -> list[Correction]:
-    query = select(Correction).order_by(Correction.at.desc(), Correction.id.desc())  # type: ignore[attr-defined]
+    query = select(Correction).order_by(col(Correction.at).desc(), col(Correction.id).desc())
     if night_id is not None:
         query = query.where(Correction.night_id == night_id)
     return list(session.exec(query))
@@ -412,7 +412,7 @@ def set_vote(session: Session, *, poll_id: int, member_id: int, choice: str,
 
 
 def list_votes(session: Session, *, poll_id: int) -> list[DateVote]:
-    return list(session.exec(select(DateVote).where(DateVote.poll_id == poll_id).order_by(DateVote.id)))
+    return list(session.exec(select(DateVote).where(DateVote.poll_id == poll_id).order_by(col(DateVote.id))))
 
 
 def choose_date(session: Session, *, poll_id: int, chosen: date | None) -> DatePoll:
@@ -442,9 +442,9 @@ def add_debt(
 
 
 def list_debts(session: Session, *, open_only: bool = False) -> list[BeerDebt]:
-    query = select(BeerDebt).order_by(BeerDebt.at.desc(), BeerDebt.id.desc())  # type: ignore[attr-defined]
+    query = select(BeerDebt).order_by(col(BeerDebt.at).desc(), col(BeerDebt.id).desc())
     if open_only:
-        query = query.where(BeerDebt.settled_at.is_(None), BeerDebt.waived_at.is_(None))  # type: ignore[union-attr]
+        query = query.where(col(BeerDebt.settled_at).is_(None), col(BeerDebt.waived_at).is_(None))
     return list(session.exec(query))
 
 

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import JSON, Column, UniqueConstraint, bindparam, insert, update
-from sqlmodel import Field, Session, SQLModel, select
+from sqlmodel import Field, Session, SQLModel, col, select
 
 
 def _now() -> datetime:
@@ -83,15 +83,15 @@ def get_room_by_id(session: Session, *, room_id: int) -> Room | None:
 
 
 def list_rooms(session: Session, *, statuses: tuple[str, ...] | None = None) -> list[Room]:
-    query = select(Room).order_by(Room.id)
+    query = select(Room).order_by(col(Room.id))
     if statuses:
-        query = query.where(Room.status.in_(statuses))  # type: ignore[attr-defined]
+        query = query.where(col(Room.status).in_(statuses))
     return list(session.exec(query))
 
 
 def list_seats(session: Session, *, room_id: int) -> list[RoomSeat]:
     return list(
-        session.exec(select(RoomSeat).where(RoomSeat.room_id == room_id).order_by(RoomSeat.seat))
+        session.exec(select(RoomSeat).where(RoomSeat.room_id == room_id).order_by(col(RoomSeat.seat)))
     )
 
 
@@ -100,7 +100,7 @@ def list_events(session: Session, *, room_id: int, after: int = 0) -> list[RoomE
         session.exec(
             select(RoomEvent)
             .where(RoomEvent.room_id == room_id, RoomEvent.seq > after)
-            .order_by(RoomEvent.seq)
+            .order_by(col(RoomEvent.seq))
         )
     )
 

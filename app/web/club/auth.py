@@ -113,7 +113,7 @@ def new_session(request: Request, member_id: int | None) -> str:
 def viewer(request: Request) -> Viewer:
     """The request's viewer (cached on the request)."""
     cached = getattr(request.state, "club_viewer", None)
-    if cached is not None:
+    if isinstance(cached, Viewer):
         return cached
     data = unsign(_secret(request), request.cookies.get(COOKIE))
     fresh = None
@@ -179,6 +179,6 @@ def login_member(request: Request, *, name: str, password: str) -> int | None:
             return None
         if not verify_password(member.password_hash, password):
             return None
-        if _hasher.check_needs_rehash(member.password_hash or ""):
+        if member.id is not None and _hasher.check_needs_rehash(member.password_hash or ""):
             store.update_member(session, member_id=member.id, password_hash=hash_password(password))
         return member.id

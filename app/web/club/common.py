@@ -9,6 +9,7 @@ from urllib.parse import quote
 
 from fastapi import HTTPException, Request
 from fastapi.responses import RedirectResponse, Response
+from sqlalchemy import Engine
 from sqlmodel import Session
 
 from app.club import Night
@@ -20,8 +21,9 @@ NAME_MAX = 40
 WEEKDAYS = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
 
 
-def db_engine(request: Request):  # type: ignore[no-untyped-def]
-    return request.app.state.engine
+def db_engine(request: Request) -> Engine:
+    engine: Engine = request.app.state.engine
+    return engine
 
 
 def render(

@@ -3,12 +3,13 @@ correction stays visible on the night page and in the log."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse, Response
 
 from app.club import CorrectionError, Night, RoundResult
+from app.club.constants import Stage
 from app.store import club as store
 from app.store.db import session_scope
 from app.web.club import auth
@@ -27,7 +28,8 @@ def _correctable(
     target = next((r for r in results if r.id == result_id), None)
     if target is None or target.phase == "playoff":
         raise HTTPException(status_code=404, detail="No such result")
-    rnd = next(r for r in night.history(target.phase) if r.number == target.round)
+    stage = cast(Stage, target.phase)  # not a playoff (refused above): base or finals
+    rnd = next(r for r in night.history(stage) if r.number == target.round)
     return target, list(rnd.seating[target.table])
 
 

@@ -96,7 +96,7 @@ async def new_night_submit(request: Request) -> Response:
         }
         for i in range(PLAYERS)
     ]
-    typed = {
+    typed: dict[str, Any] = {
         "date": str(form.get("date") or ""),
         "host": clean_name(form.get("host")),  # type: ignore[arg-type]
         "mode": "online" if form.get("mode") == "online" else "hand",
@@ -182,12 +182,12 @@ async def new_night_submit(request: Request) -> Response:
                 for p in players:
                     if p["name"] == name:
                         p["member_id"] = member.id
-            row = store.create_night(
+            night_row = store.create_night(
                 session, day=day, host=host, seed=seed, players=players, start=start or {},  # type: ignore[arg-type]
                 mode=typed["mode"], created_by=who.name or "",
             )
-            cn.save_state(session, row, cn.replay(row, []))
-            night_id = row.id
+            cn.save_state(session, night_row, cn.replay(night_row, []))
+            night_id = night_row.id
     if errors:
         return _setup_page(request, typed, errors, status=422)
     if typed["mode"] == "online":

@@ -34,8 +34,8 @@ def night_context(
 ) -> dict[str, Any]:
     members = store.list_members(session, active_only=True)
     poll = store.get_poll(session, night_id=row.id)  # type: ignore[arg-type]
-    poll_view = cn.poll_view(poll, store.list_votes(session, poll_id=poll.id) if poll else None,
-                           members, date.today()) if poll else None
+    votes = store.list_votes(session, poll_id=poll.id) if poll is not None and poll.id is not None else None
+    poll_view = cn.poll_view(poll, votes, members, date.today()) if poll else None
     corrections = store.list_corrections(session, night_id=row.id)
     debts = [d for d in store.list_debts(session) if d.night_id == row.id and d.is_owed]
     standings_stage = night.stage

@@ -21,7 +21,7 @@ def club_home(request: Request) -> Response:
         nights = store.list_nights(session)
         no_elder = store.count_elders(session) == 0
         members = store.list_members(session, active_only=True)
-        polls = {p.night_id: p for p in store.list_polls(session)}
+        polls: dict[int | None, store.DatePoll] = {p.night_id: p for p in store.list_polls(session)}
         debts = store.list_debts(session, open_only=True)
         played = cn.played_nights(session)
     this_year = date.today().year

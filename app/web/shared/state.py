@@ -8,8 +8,8 @@ from fastapi import FastAPI, Request, WebSocket
 from fastapi.templating import Jinja2Templates
 from starlette.requests import HTTPConnection
 
-from app.rooms import RoomManager
-from app.web.table.render import render_block, setup_templates, table_context
+from app.rooms import LiveRoom, RoomManager
+from app.web.table.render import render_block, setup_templates, status_line, table_context
 
 TEMPLATES_DIR = Path(__file__).resolve().parents[3] / "templates"
 
@@ -32,10 +32,8 @@ def manager_of(app: FastAPI) -> RoomManager:
         settings = app.state.settings
         templates = templates_of(app)
 
-        def render_table(room, seat):  # type: ignore[no-untyped-def]
+        def render_table(room: LiveRoom, seat: int | None) -> str:
             ctx = table_context(room, seat)
-            from app.web.table.render import status_line
-
             ctx["status_text"] = status_line(ctx)
             return render_block(templates, "table/room.html", "table", ctx)
 

@@ -248,7 +248,7 @@ def _advice(mode: str, phase: str, hand: list[dict[str, Any]], legal: list[str],
             exchange: dict[str, Any], preset: str) -> str:
     """One sentence under the hand: what this turn asks of the player, and why cards are greyed."""
     if mode == "play":
-        whys = [h["why"] for h in hand if not h["playable"] and h["why"]]
+        whys: list[str] = [h["why"] for h in hand if not h["playable"] and h["why"]]
         if leading and not whys:
             return "You lead: play any card."
         if whys:
