@@ -1,6 +1,6 @@
 """Web layer, by area: `table` (home and room pages, the room websocket, table rendering, the
-rules pages), `club` (one module per page area of /club) and `shared` (security, templates and
-the app's long-lived objects).
+rules pages), `club` (one module per page area of /club) and `shared` (security); `state` holds
+the app's long-lived objects (templates, room manager) and wires the areas into them.
 
 `install(app)` includes the routers; `running(app)` (entered in the app lifespan) starts the
 room manager, which brings every stored room back and lets bots carry on, hooks the club's
@@ -17,7 +17,7 @@ from fastapi import FastAPI
 
 from app.web.club import online as club_online
 from app.web.club.router import router as club_router
-from app.web.shared.state import manager_of, templates_of
+from app.web.state import manager_of, templates_of
 from app.web.table import pages, websocket
 
 

@@ -160,7 +160,7 @@ async def play_at_table(request: Request, night_id: int, key: str, chair: int) -
 async def bots_for_absent(request: Request, night_id: int, key: str) -> Response:
     """An elder lets bots play the seats of players who are not at their online table."""
     from app.rooms import Refused
-    from app.web.shared.state import manager_of
+    from app.web.state import manager_of
 
     await auth.check_csrf(request)
     require_elder(request)

@@ -25,7 +25,7 @@ from app.rooms import LiveRoom, Refused, RoomManager
 from app.store import club as store
 from app.store.db import session_scope
 from app.web.club import night_data as cn
-from app.web.shared.state import manager_of
+from app.web.state import manager_of
 
 log = logging.getLogger("gurka.club.online")
 

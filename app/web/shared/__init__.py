@@ -1,2 +1,2 @@
-"""What the table and the club share: security (origins, seat cookies), templates and the
-app's long-lived objects (the room manager)."""
+"""What the table and the club share and that depends on neither: security (origins, seat
+cookies). Their templates share `templates/shared/base.html`."""

@@ -12,7 +12,7 @@ from app.rooms import RoomManager
 from app.rooms import engine as rules_engine
 from app.rooms.room import LiveRoom, Refused
 from app.web.shared.security import seat_token, set_seat_cookie
-from app.web.shared.state import TEMPLATES_DIR, get_manager, get_templates
+from app.web.state import TEMPLATES_DIR, get_manager, get_templates
 from app.web.table.render import render_block, status_line, table_context
 
 router = APIRouter(tags=["pages"])

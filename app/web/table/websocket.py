@@ -12,7 +12,7 @@ from app.rooms.hub import Connection
 from app.rooms.room import MAX_FRAME
 from app.rooms.tokens import hash_token
 from app.web.shared.security import origin_allowed, seat_token
-from app.web.shared.state import manager_of
+from app.web.state import manager_of
 
 log = logging.getLogger("gurka.web.ws")
 router = APIRouter(tags=["room websocket"])

@@ -1,4 +1,8 @@
-"""Where the web layer keeps its long-lived objects: the room manager and the templates."""
+"""Where the web layer keeps its long-lived objects: the room manager and the templates.
+
+It sits above the areas, not in `shared/`: it wires the table's rendering into the room
+manager and the table's card helpers into the templates, and both areas use it.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +15,7 @@ from starlette.requests import HTTPConnection
 from app.rooms import LiveRoom, RoomManager
 from app.web.table.render import render_block, setup_templates, status_line, table_context
 
-TEMPLATES_DIR = Path(__file__).resolve().parents[3] / "templates"
+TEMPLATES_DIR = Path(__file__).resolve().parents[2] / "templates"
 
 
 def templates_of(app: FastAPI) -> Jinja2Templates:
