@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -79,11 +78,23 @@ class RoomActions(RoomPublishing):
             await self.manager.game_over(self)
         return result
 
-    def _auto_deal(self) -> list[Event]:
+    def _auto_deal(self, *, pause: bool = True) -> list[Event]:
+        """Deal while the game waits for a deal. A deal can end the moment it is dealt (a one-card
+        deal is decided by the show), which would leave nobody to act: deal on until someone must
+        act or the game is over. After a finished deal the room may first pause (`deal_pause`):
+        then its timers deal the next one (`pause=False`) when the pause is over."""
         g = self.game
-        if g is None or g.over or g.phase != "waiting":
-            return []
-        return [(None, "deal", engine.deal(g, self.rng))]
+        events: list[Event] = []
+        while g is not None and not g.over and g.phase == "waiting":
+            if pause and g.deal_no > 0 and self.manager.deal_pause > 0:
+                break
+            events.append((None, "deal", engine.deal(g, self.rng)))
+            pause = True
+        return events
+
+    def _status_after(self, status: str | None) -> str | None:
+        """The status to store: "over" once the game has ended, else `status`."""
+        return "over" if self.game is not None and self.game.over else status
 
     def _require_host(self, by: int | None) -> None:
         if by is None or by != self.host:
@@ -114,7 +125,7 @@ class RoomActions(RoomPublishing):
             seats = dict(self.seats)
             seats[seat] = Seat(seat, name, hash_token(token))
             self._commit([(seat, "join", {"seat": seat, "name": name})], seats=seats)
-            self.absent_since[seat] = time.monotonic()
+            self.absent_since[seat] = self.manager.clock.now()
             return seat, token
 
         return await self._run(fn)
@@ -175,7 +186,7 @@ class RoomActions(RoomPublishing):
             self.game = game
             try:
                 events += self._auto_deal()
-                self._commit(events, seats=seats, status="playing", host=renumber[self.host])
+                self._commit(events, seats=seats, status=self._status_after("playing"), host=renumber[self.host])
             except Exception:
                 self.game = previous_game
                 raise
@@ -203,7 +214,7 @@ class RoomActions(RoomPublishing):
                 events: list[Event] = [(by, "start", {"players": [self.seats[i].name for i in range(n)],
                                                       "dealer": dealer, "options": self.options})]
                 events += self._auto_deal()
-                self._commit(events, status="playing")
+                self._commit(events, status=self._status_after("playing"))
             except Exception:
                 self.game = previous_game
                 raise

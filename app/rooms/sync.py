@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
 from typing import Any, Protocol, cast
 
 from sqlalchemy import Engine, select
@@ -125,7 +124,7 @@ def catch_up_locked(room: LiveRoom) -> bool:
     room.reseat()
     # Presence is per process: a player who just moved through another process is not "away"
     # here (so a host here cannot hand their seat to a bot while they play elsewhere).
-    now = time.monotonic()
+    now = room.manager.clock.now()
     for event in events:
         if event.seat is not None and event.kind in ("act", "join", "takeback"):
             room.absent_since[event.seat] = now
