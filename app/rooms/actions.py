@@ -250,7 +250,8 @@ class RoomActions(RoomPublishing):
 
     async def hand_to_bot(self, by: int | None, seat: int) -> None:
         def fn() -> None:
-            self._require_host(by)
+            if by is None or by not in self.seats:
+                raise Refused("Only the players at this table can hand a seat to a bot.")
             s = self.seats.get(seat)
             if s is None:
                 raise Refused("There is nobody in that seat.")

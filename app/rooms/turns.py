@@ -93,9 +93,13 @@ class RoomTurns(RoomActions):
         return result
 
     def next_host(self) -> int | None:
-        """The present human who should hold the host role now (None: keep it where it is)."""
+        """The present human who should hold the host role now (None: keep it where it is).
+
+        The host's own powers are the waiting room's (start, add bots, remove seats): during a
+        game anyone seated may hand an absent seat to a bot or vote for a rematch, so the role
+        only moves on while the table waits for its start."""
         present = self.present()
-        if self.host in present or not self.seats:
+        if self.status != "lobby" or self.host in present or not self.seats:
             return None
         n = max(self.seats) + 1
         for step in range(1, n + 1):

@@ -184,14 +184,23 @@ def test_reconnect_restores_the_seat_and_the_table(web: TestClient) -> None:
         p.close()
 
 
-def test_host_hands_an_absent_seat_to_a_bot_and_the_player_takes_it_back(web: TestClient) -> None:
-    _slug, room, players = three_players(web)
+def test_a_player_who_is_not_the_host_hands_an_absent_seat_to_a_bot_and_it_is_taken_back(
+    web: TestClient,
+) -> None:
+    slug, room, players = three_players(web)
     start(players, room)
     players[2].close()
     players[0].drain(1), players[1].drain(1)
+    # the button is offered to everyone seated, not only the host
+    assert "Let a bot play for" in players[1].table["content"]
+    watcher = Player(web, slug, None).connect()
+    watcher.recv_table()
+    watcher.send(do="hand_to_bot", seat=2, v=room.version)
+    assert "Only the players at this table" in refused(watcher)
+    assert not room.seats[2].bot_controlled
+    watcher.close()
+    assert room.host == 0
     players[1].send(do="hand_to_bot", seat=2, v=players[1].version)
-    assert "Only the host" in refused(players[1])
-    players[0].send(do="hand_to_bot", seat=2, v=players[0].version)
     players[0].recv_table(), players[1].recv_table()
     assert room.seats[2].bot_controlled
     # play until the bot has moved for Cai at least once

@@ -10,7 +10,9 @@ from fastapi.templating import Jinja2Templates
 
 from app.rooms import RoomManager
 from app.rooms import engine as rules_engine
+from app.rooms.manager import MAX_TURN_SECONDS, MIN_TURN_SECONDS
 from app.rooms.room import LiveRoom, Refused
+from app.rooms.state import DEFAULT_TURN_SECONDS
 from app.web.shared.security import seat_token, set_seat_cookie
 from app.web.shared.state import TEMPLATES_DIR, get_manager, get_templates
 from app.web.table.render import render_block, status_line, table_context
@@ -39,6 +41,7 @@ def _home_context(preset: str, form: dict[str, Any] | None = None, error: str | 
         "form": form,
         "error": error,
         "default_seats": min(max(3, lo), hi),
+        "default_turn_seconds": int(DEFAULT_TURN_SECONDS),
     }
 
 
@@ -65,8 +68,10 @@ async def create_room(request: Request, manager: ManagerDep, templates: Template
         options = rules_engine.parse_options(preset, form)
         seats = int(form.get("seats") or 3)
         bots = int(form.get("bots") or 0)
+        turn_seconds = _turn_seconds(form.get("turn_seconds"))
         room, token = await manager.create_room(
-            preset=preset, options=options, seats=seats, bots=bots, host_name=form.get("name", "")
+            preset=preset, options=options, seats=seats, bots=bots, host_name=form.get("name", ""),
+            turn_seconds=turn_seconds,
         )
     except (Refused, ValueError) as exc:
         message = str(exc) if not isinstance(exc, ValueError) or str(exc) else "Please check the form."
@@ -77,6 +82,19 @@ async def create_room(request: Request, manager: ManagerDep, templates: Template
     response = RedirectResponse(f"/r/{room.slug}", status_code=303)
     set_seat_cookie(response, slug=room.slug, token=token, secure=request.app.state.settings.secure_cookies)
     return response
+
+
+def _turn_seconds(raw: str | None) -> float:
+    """The form's `turn_seconds`: blank means the default, else a whole number (0: no timer)."""
+    if raw is None or not raw.strip():
+        return DEFAULT_TURN_SECONDS
+    try:
+        value = int(raw.strip())
+    except ValueError:
+        raise Refused("Seconds per move: a whole number (0 for no timer, else 10–600).") from None
+    if value and not MIN_TURN_SECONDS <= value <= MAX_TURN_SECONDS:
+        raise Refused(f"Seconds per move: 0 for no timer, else {MIN_TURN_SECONDS}–{MAX_TURN_SECONDS}.")
+    return float(value)
 
 
 def _room_or_404(manager: RoomManager, slug: str) -> LiveRoom:

@@ -6,6 +6,7 @@ nothing hidden from that seat can reach its page.
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
@@ -178,6 +179,10 @@ def table_context(room: LiveRoom, seat: int | None) -> dict[str, Any]:
         "my_turn": False,
         "bot_playing_me": me is not None and room.seats[me].bot_controlled,
         "top_cards": [c for c in (g.ruleset.top_cards if g is not None else ()) if not c.startswith("X")],
+        "time_note": room.time_note,
+        "turn_seconds": int(room.turn_seconds),
+        "turn_left": _seconds_left(room.turn_deadline(), room),
+        "deal_waiting": room.deal_due() is not None,
     }
     if view is None:
         return ctx
@@ -242,6 +247,13 @@ def table_context(room: LiveRoom, seat: int | None) -> dict[str, Any]:
         last_deal=view.get("last_deal"),
     )
     return ctx
+
+
+def _seconds_left(deadline: float | None, room: LiveRoom) -> int | None:
+    """Whole seconds left on the turn timer (None: no timer runs)."""
+    if deadline is None:
+        return None
+    return max(0, math.ceil(deadline - room.manager.clock.now()))
 
 
 def _advice(mode: str, phase: str, hand: list[dict[str, Any]], legal: list[str], leading: bool,
