@@ -14,7 +14,7 @@ from app.rooms import engine
 from app.rooms.host import Event
 from app.rooms.publishing import RoomPublishing
 from app.rooms.seats import BOT_NAMES, Refused, Seat, clean_name
-from app.rooms.tokens import hash_token, new_token
+from app.rooms.tokens import new_token, seat_secrets
 from app.store.rooms import VersionConflict
 
 log = logging.getLogger("gurka.rooms")
@@ -117,13 +117,15 @@ class RoomActions(RoomPublishing):
             raise Refused("Please type a display name.")
 
         def fn() -> tuple[int, str]:
-            self._require_lobby()
+            if self.status == "playing" or (self.status == "over" and self.club_table):
+                raise Refused("The game has already started: you can take a free seat between games.")
             if name.casefold() in {s.name.casefold() for s in self.seats.values()}:
                 raise Refused(f"Someone at this table is already called {name}.")
             seat = self._free_seat()
             token = new_token()
             seats = dict(self.seats)
-            seats[seat] = Seat(seat, name, hash_token(token))
+            token_hash, code_hash = seat_secrets(token)
+            seats[seat] = Seat(seat, name, token_hash, code_hash=code_hash)
             self._commit([(seat, "join", {"seat": seat, "name": name})], seats=seats)
             self.absent_since[seat] = self.manager.clock.now()
             return seat, token
@@ -280,7 +282,8 @@ class RoomActions(RoomPublishing):
                 raise Refused("That seat has no player.")
             token = new_token()
             seats = dict(self.seats)
-            seats[seat] = replace(s, token_hash=hash_token(token))
+            token_hash, code_hash = seat_secrets(token)
+            seats[seat] = replace(s, token_hash=token_hash, code_hash=code_hash)
             self._commit([(seat, "token", {"seat": seat})], seats=seats)
             self.reseat()
             return token

@@ -17,7 +17,7 @@ from app.rooms.clock import Clock, SystemClock
 from app.rooms.room import BOT_NAMES, MAX_NAME, Event, LiveRoom, Refused, Seat, clean_name
 from app.rooms.state import DEFAULT_TURN_SECONDS
 from app.rooms.sync import RoomSync, load_room
-from app.rooms.tokens import hash_token, new_slug, new_token
+from app.rooms.tokens import new_slug, new_token, seat_secrets
 from app.store import rooms as store
 from app.store.db import session_scope
 
@@ -108,7 +108,7 @@ class RoomManager:
             version=row.version,
             host=row.host,
             seats=[
-                Seat(s.seat, s.name, s.token_hash, s.is_bot, s.bot_controlled) for s in seats
+                Seat(s.seat, s.name, s.token_hash, s.is_bot, s.bot_controlled, s.code_hash) for s in seats
             ],
         )
         room.rebuild_game([(e.seat, e.kind, dict(e.payload)) for e in events])
@@ -242,7 +242,8 @@ class RoomManager:
         if not 0 <= bots <= seats - 1:
             raise Refused(f"Between 0 and {seats - 1} bots, please.")
         token = new_token()
-        seat_rows = [Seat(0, name, hash_token(token))]
+        token_hash, code_hash = seat_secrets(token)
+        seat_rows = [Seat(0, name, token_hash, code_hash=code_hash)]
         for i in range(bots):
             seat_rows.append(Seat(i + 1, f"{BOT_NAMES[i % len(BOT_NAMES)]} (bot)", None, is_bot=True))
         async with self._create_lock:

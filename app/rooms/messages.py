@@ -8,13 +8,13 @@ from typing import Any
 
 from app.rooms import engine
 from app.rooms.hub import Connection
+from app.rooms.seat_changes import RoomSeatChanges
 from app.rooms.seats import Refused
-from app.rooms.turns import RoomTurns
 
 MAX_FRAME = 8 * 1024
 
 
-class RoomMessages(RoomTurns):
+class RoomMessages(RoomSeatChanges):
     def _seen_aid(self, aid: str) -> bool:
         if aid in self.recent_aids:
             return True
@@ -79,7 +79,7 @@ class RoomMessages(RoomTurns):
             elif do == "next_deal":
                 await self.deal_next(seen, by=seat if seat is not None else -1)
             elif do == "rematch":
-                await self.rematch(seat, seen)
+                await self.vote_rematch(seat)
             else:
                 raise Refused(f"Unknown request {str(do)[:40]!r}; nothing was changed.")
         except Refused as refused:

@@ -63,6 +63,8 @@ class RoomState:
         self.armed_version = version
         self.timeouts: dict[int, int] = {}
         self.time_note: str | None = None
+        # Seats that said yes to a rematch since the last game ended (the "ready" vote).
+        self.ready: set[int] = set()
         self._timer_task: asyncio.Task[None] | None = None
         now = manager.clock.now()
         for s in self.seats.values():
@@ -75,7 +77,10 @@ class RoomState:
             if kind == "create":
                 self.club_table = bool(payload.get("table"))
                 self.turn_seconds = float(payload.get("turn_seconds", DEFAULT_TURN_SECONDS))
+            elif kind == "ready" and seat is not None:
+                self.ready.add(seat)
             elif kind == "start":
+                self.ready.clear()
                 game = engine.make_game(self.preset, len(payload["players"]), payload["dealer"],
                                         payload.get("options", self.options))
             elif kind == "deal" and game is not None:
@@ -98,6 +103,7 @@ class RoomState:
         self.status, self.version, self.host = fresh.status, fresh.version, fresh.host
         self.seats, self.game = fresh.seats, fresh.game
         self.timeouts, self.turn_seconds = fresh.timeouts, fresh.turn_seconds
+        self.ready = fresh.ready
         self.reseat()
 
     def seat_of(self, token_hash: str | None) -> int | None:

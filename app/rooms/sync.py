@@ -97,7 +97,10 @@ def catch_up_locked(room: LiveRoom) -> bool:
     try:
         for event in events:
             payload: dict[str, Any] = dict(event.payload)
-            if event.kind == "start":
+            if event.kind == "ready" and event.seat is not None:
+                room.ready.add(event.seat)
+            elif event.kind == "start":
+                room.ready.clear()
                 game = engine.make_game(
                     room.preset,
                     len(payload["players"]),
@@ -119,7 +122,7 @@ def catch_up_locked(room: LiveRoom) -> bool:
     room.status = row.status
     room.host = row.host
     room.seats = {
-        s.seat: Seat(s.seat, s.name, s.token_hash, s.is_bot, s.bot_controlled) for s in seats
+        s.seat: Seat(s.seat, s.name, s.token_hash, s.is_bot, s.bot_controlled, s.code_hash) for s in seats
     }
     room.reseat()
     # Presence is per process: a player who just moved through another process is not "away"

@@ -146,7 +146,7 @@ def table_context(room: LiveRoom, seat: int | None) -> dict[str, Any]:
             "is_host": s is not None and i == room.host,
             "can_hand_to_bot": s is not None and room.can_hand_to_bot(i),
         }
-        if view is not None:
+        if view is not None and i < len(view["scores"]):  # (a latecomer sits out until the next game)
             row.update(
                 hand_count=view["hand_counts"][i],
                 score=view["scores"][i],
@@ -244,9 +244,30 @@ def table_context(room: LiveRoom, seat: int | None) -> dict[str, Any]:
         rassi_actions=[a for a in legal if a.split()[0] in RASSI_TEXT] if my_turn else [],
         exchange_max=(view.get("exchange") or {}).get("max"),
         ranking=view.get("ranking"),
+        final_rows=_final_rows(view, names, me),
         last_deal=view.get("last_deal"),
+        ready_names=[names[i] if i < len(names) else "?" for i in sorted(room.ready)],
+        i_am_ready=me is not None and me in room.ready,
+        rematch_waits=[names[i] for i in room.rematch_waits_for() if i < len(names)],
+        free_seats=room.capacity - len(room.seats),
     )
     return ctx
+
+
+def _final_rows(view: dict[str, Any], names: list[str], me: int | None) -> list[dict[str, Any]]:
+    """The final list: equal points share a place (two winners are both 1st, both winners)."""
+    ranking: list[int] = list(view.get("ranking") or [])
+    scores: list[int] = list(view.get("scores") or [])
+    rows: list[dict[str, Any]] = []
+    for index, seat in enumerate(ranking):
+        tied = index > 0 and scores[seat] == scores[ranking[index - 1]]
+        place = rows[-1]["place"] if tied else index + 1
+        rows.append({"seat": seat, "name": names[seat], "points": scores[seat], "place": place,
+                     "me": seat == me})
+    for row in rows:
+        row["shared"] = sum(1 for r in rows if r["place"] == row["place"]) > 1
+        row["winner"] = row["place"] == 1
+    return rows
 
 
 def _seconds_left(deadline: float | None, room: LiveRoom) -> int | None:
