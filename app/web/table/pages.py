@@ -15,6 +15,7 @@ from app.rooms.room import LiveRoom, Refused
 from app.rooms.state import DEFAULT_TURN_SECONDS
 from app.web.shared.security import seat_token, set_seat_cookie
 from app.web.shared.state import TEMPLATES_DIR, get_manager, get_templates
+from app.web.table.rejoin_panel import rejoin_panel
 from app.web.table.render import render_block, status_line, table_context
 
 router = APIRouter(tags=["pages"])
@@ -97,24 +98,42 @@ def _turn_seconds(raw: str | None) -> float:
     return float(value)
 
 
+class NoSuchRoom(Exception):
+    """A room link that leads nowhere: answered with an HTML page and a way home."""
+
+
 def _room_or_404(manager: RoomManager, slug: str) -> LiveRoom:
     room = manager.get(slug) if len(slug) <= 64 else None
     if room is None:
-        raise HTTPException(404, "No such room: check the link.")
+        raise NoSuchRoom(slug)
     return room
+
+
+def no_such_room(request: Request, _exc: Exception) -> Response:
+    templates = get_templates(request)
+    return templates.TemplateResponse(request, "table/not_found.html", {}, status_code=404)
+
+
+def room_response(request: Request, templates: Jinja2Templates, room: LiveRoom, *,
+                  error: str | None = None, status_code: int = 200, prefill: str = "") -> Response:
+    """The room page for whoever asks (their seat from their cookie; the rejoin panel is theirs)."""
+    token = seat_token(request, room.slug)
+    seat = room.seat_for_token(token)
+    ctx = table_context(room, seat)
+    ctx["status_text"] = status_line(ctx)
+    ctx["join_error"] = error
+    ctx["rejoin"] = rejoin_panel(request, room, seat, token)
+    ctx["rejoin_prefill"] = prefill
+    response = templates.TemplateResponse(request, "table/room.html", ctx, status_code=status_code)
+    response.headers["Cache-Control"] = "no-store"
+    response.headers["Referrer-Policy"] = "same-origin"
+    return response
 
 
 @router.get("/r/{slug}", response_class=HTMLResponse)
 def room_page(request: Request, slug: str, manager: ManagerDep, templates: TemplatesDep) -> Response:
     room = _room_or_404(manager, slug)
-    seat = room.seat_for_token(seat_token(request, slug))
-    ctx = table_context(room, seat)
-    ctx["status_text"] = status_line(ctx)
-    ctx["join_error"] = request.query_params.get("error")
-    response = templates.TemplateResponse(request, "table/room.html", ctx)
-    response.headers["Cache-Control"] = "no-store"
-    response.headers["Referrer-Policy"] = "same-origin"
-    return response
+    return room_response(request, templates, room, error=request.query_params.get("error"))
 
 
 @router.post("/r/{slug}/join")
