@@ -13,6 +13,6 @@ def qr_svg(text: str, *, title: str) -> Markup:
     out = io.BytesIO()
     segno.make(text, error="m", micro=False).save(
         out, kind="svg", xmldecl=False, svgns=True, scale=4, border=4, nl=False,
-        title=title, dark="#000", light="#fff", svgclass="qr", lineclass=None, omitsize=False,
+        title=title, dark="#000", light="#fff", svgclass="qr", lineclass=None, omitsize=True,
     )
     return Markup(out.getvalue().decode("ascii"))
