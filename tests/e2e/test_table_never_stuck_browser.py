@@ -59,7 +59,7 @@ def test_the_host_leaves_at_their_turn_and_a_phone_takes_a_seat_back(
         anna.goto(server.url + "/")
         anna.fill("#name", "Anna")
         anna.fill("#turn_seconds", str(TURN))
-        anna.get_by_role("button", name=re.compile("Open|Create", re.I)).first.click()
+        anna.get_by_role("button", name=re.compile("Open|Create", re.IGNORECASE)).first.click()
         anna.wait_for_selector(".seat.me .dot.on")
         link = anna.url
         for page, name in ((bo, "Bo"), (cai, "Cai")):

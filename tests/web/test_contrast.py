@@ -28,7 +28,7 @@ def ratio(a: str, b: str) -> float:
 
 
 def rules() -> tuple[dict[str, str], list[tuple[str, dict[str, str]]]]:
-    text = re.sub(r"/\*.*?\*/", "", CSS.read_text(), flags=re.S)
+    text = re.sub(r"/\*.*?\*/", "", CSS.read_text(), flags=re.DOTALL)
     variables = dict(re.findall(r"(--[\w-]+)\s*:\s*(#[0-9a-fA-F]{3,6})\b", text))
     found = []
     for selector, body in re.findall(r"([^{}]+)\{([^{}]*)\}", text):
