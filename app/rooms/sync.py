@@ -26,6 +26,7 @@ from sqlmodel import Session
 from app.rooms import engine
 from app.rooms.pg_notify import Listener
 from app.rooms.room import LiveRoom, Seat
+from app.rooms.turns import told
 from app.store import rooms as store
 
 log = logging.getLogger("gurka.rooms.sync")
@@ -111,6 +112,13 @@ def catch_up_locked(room: LiveRoom) -> bool:
                 engine.replay_deal(game, payload)
             elif event.kind == "act" and game is not None and event.seat is not None:
                 engine.apply(game, payload["action"], event.seat)
+                timed_out = bool(payload.get("timeout"))
+                room.count_timeout(event.seat, timed_out)
+                if timed_out:  # the note another process showed with its timed-out move
+                    name = room.seats[event.seat].name if event.seat in room.seats else "a player"
+                    room.time_note = f"Time: a bot {told(payload['action'])} for {name}."
+            elif event.kind in ("takeover", "takeback") and isinstance(payload.get("seat"), int):
+                room.timeouts.pop(payload["seat"], None)
     except Exception:
         log.exception(
             "room %s: events above %s did not apply; rebuilding it", room.id, room.version

@@ -62,7 +62,7 @@ class RoomTurns(RoomActions):
             self.count_timeout(s.seat, True)
             if seats is not None:
                 self.timeouts.pop(s.seat, None)
-            note = f"Time: a bot {_told(applied)} for {s.name}."
+            note = f"Time: a bot {told(applied)} for {s.name}."
             if seats is not None:
                 note += f" A bot plays for {s.name} until they act again."
             self.time_note = note
@@ -123,7 +123,7 @@ class RoomTurns(RoomActions):
         return result
 
 
-def _told(action: str) -> str:
+def told(action: str) -> str:
     """What everybody may hear about a timed-out move (swapped cards stay secret)."""
     words = action.split()
     if words[0] == "play":
