@@ -14,6 +14,7 @@ from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 
 from app import web
+from app.rooms.clock import Clock
 from app.settings import Settings
 from app.store.db import make_engine, upgrade
 
@@ -28,8 +29,9 @@ log = logging.getLogger("gurka")
 WS_MAX_FRAME = 64 * 1024
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
-    """Build the app: schema upgraded, engine, templates, static files and every router."""
+def create_app(settings: Settings | None = None, *, clock: Clock | None = None) -> FastAPI:
+    """Build the app: schema upgraded, engine, templates, static files and every router.
+    `clock`: the rooms' clock (turn timers, pauses); tests pass a `FakeClock`."""
     settings = settings or Settings()
     upgrade(settings.database_url)
 
@@ -42,6 +44,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app = FastAPI(title="Gurka online", lifespan=lifespan, docs_url=None, redoc_url=None)
     app.state.settings = settings
+    app.state.clock = clock
     app.state.engine = make_engine(settings.database_url)
     app.state.templates = Jinja2Templates(directory=str(TEMPLATES))
     app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")

@@ -29,6 +29,11 @@ class Settings(BaseSettings):
     seat_takeover_seconds: float = Field(
         default=60, ge=0, description="How long a seat may be empty before the host can give it to a bot."
     )
+    deal_pause: float = Field(
+        default=2.0, ge=0, le=30,
+        description="Seconds the final trick and cards stay on the table before the next deal "
+        "(any seated player may skip it).",
+    )
     secure_cookies: bool = Field(default=False, description="Send cookies with Secure (behind HTTPS).")
     host: str = Field(default="127.0.0.1", description="Address `gurka serve` listens on.")
     port: int = Field(default=8000, description="Port `gurka serve` listens on.")

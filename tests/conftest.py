@@ -25,6 +25,7 @@ def make_settings(database_url: str, **overrides: object) -> Settings:
         "secret_key": "test-secret",
         "bot_delay": 0.0,
         "seat_takeover_seconds": 0.0,
+        "deal_pause": 0.0,
         "allowed_origins": ["http://testserver"],
     }
     values.update(overrides)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
 from collections.abc import Callable
 from dataclasses import replace
 from typing import TypeVar
@@ -15,7 +14,7 @@ from app.rooms import engine
 from app.rooms.host import Event
 from app.rooms.publishing import RoomPublishing
 from app.rooms.seats import BOT_NAMES, Refused, Seat, clean_name
-from app.rooms.tokens import hash_token, new_token
+from app.rooms.tokens import new_token, seat_secrets
 from app.store.rooms import VersionConflict
 
 log = logging.getLogger("gurka.rooms")
@@ -81,11 +80,23 @@ class RoomActions(RoomPublishing):
             await self.manager.game_over(self)
         return result
 
-    def _auto_deal(self) -> list[Event]:
+    def _auto_deal(self, *, pause: bool = True) -> list[Event]:
+        """Deal while the game waits for a deal. A deal can end the moment it is dealt (a one-card
+        deal is decided by the show), which would leave nobody to act: deal on until someone must
+        act or the game is over. After a finished deal the room may first pause (`deal_pause`):
+        then its timers deal the next one (`pause=False`) when the pause is over."""
         g = self.game
-        if g is None or g.over or g.phase != "waiting":
-            return []
-        return [(None, "deal", engine.deal(g, self.rng))]
+        events: list[Event] = []
+        while g is not None and not g.over and g.phase == "waiting":
+            if pause and g.deal_no > 0 and self.manager.deal_pause > 0:
+                break
+            events.append((None, "deal", engine.deal(g, self.rng)))
+            pause = True
+        return events
+
+    def _status_after(self, status: str | None) -> str | None:
+        """The status to store: "over" once the game has ended, else `status`."""
+        return "over" if self.game is not None and self.game.over else status
 
     def _require_host(self, by: int | None) -> None:
         if by is None or by != self.host:
@@ -108,15 +119,17 @@ class RoomActions(RoomPublishing):
             raise Refused("Please type a display name.")
 
         def fn() -> tuple[int, str]:
-            self._require_lobby()
+            if self.status == "playing" or (self.status == "over" and self.club_table):
+                raise Refused("The game has already started: you can take a free seat between games.")
             if name.casefold() in {s.name.casefold() for s in self.seats.values()}:
                 raise Refused(f"Someone at this table is already called {name}.")
             seat = self._free_seat()
             token = new_token()
             seats = dict(self.seats)
-            seats[seat] = Seat(seat, name, hash_token(token))
+            token_hash, code_hash = seat_secrets(token)
+            seats[seat] = Seat(seat, name, token_hash, code_hash=code_hash)
             self._commit([(seat, "join", {"seat": seat, "name": name})], seats=seats)
-            self.absent_since[seat] = time.monotonic()
+            self.absent_since[seat] = self.manager.clock.now()
             return seat, token
 
         return await self._run(fn)
@@ -177,7 +190,7 @@ class RoomActions(RoomPublishing):
             self.game = game
             try:
                 events += self._auto_deal()
-                self._commit(events, seats=seats, status="playing", host=renumber[self.host])
+                self._commit(events, seats=seats, status=self._status_after("playing"), host=renumber[self.host])
             except Exception:
                 self.game = previous_game
                 raise
@@ -205,7 +218,7 @@ class RoomActions(RoomPublishing):
                 events: list[Event] = [(by, "start", {"players": [self.seats[i].name for i in range(n)],
                                                       "dealer": dealer, "options": self.options})]
                 events += self._auto_deal()
-                self._commit(events, status="playing")
+                self._commit(events, status=self._status_after("playing"))
             except Exception:
                 self.game = previous_game
                 raise
@@ -241,7 +254,8 @@ class RoomActions(RoomPublishing):
 
     async def hand_to_bot(self, by: int | None, seat: int) -> None:
         def fn() -> None:
-            self._require_host(by)
+            if by is None or by not in self.seats:
+                raise Refused("Only the players at this table can hand a seat to a bot.")
             s = self.seats.get(seat)
             if s is None:
                 raise Refused("There is nobody in that seat.")
@@ -270,7 +284,8 @@ class RoomActions(RoomPublishing):
                 raise Refused("That seat has no player.")
             token = new_token()
             seats = dict(self.seats)
-            seats[seat] = replace(s, token_hash=hash_token(token))
+            token_hash, code_hash = seat_secrets(token)
+            seats[seat] = replace(s, token_hash=token_hash, code_hash=code_hash)
             self._commit([(seat, "token", {"seat": seat})], seats=seats)
             self.reseat()
             return token

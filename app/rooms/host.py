@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol, TypeVar
 
+from app.rooms.clock import Clock
 from app.rooms.seats import Seat
 
 Event = tuple[int | None, str, dict[str, Any]]
@@ -20,6 +21,16 @@ class RoomHost(Protocol[R_contra]):
     @property
     def bot_delay(self) -> float:
         """Seconds a bot waits before it acts."""
+        ...
+
+    @property
+    def clock(self) -> Clock:
+        """The rooms' clock (wall-clock seconds; a fake one in tests)."""
+        ...
+
+    @property
+    def deal_pause(self) -> float:
+        """Seconds the final trick and cards stay on the table before the next deal (0: none)."""
         ...
 
     @property

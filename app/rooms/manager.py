@@ -6,19 +6,25 @@ import asyncio
 import inspect
 import logging
 from collections.abc import Awaitable, Callable
+from datetime import UTC
 from typing import Any
 
 from sqlalchemy import Engine
 
 from app.rooms import engine as rules_engine
 from app.rooms import pg_notify
+from app.rooms.clock import Clock, SystemClock
 from app.rooms.room import BOT_NAMES, MAX_NAME, Event, LiveRoom, Refused, Seat, clean_name
+from app.rooms.state import DEFAULT_TURN_SECONDS
 from app.rooms.sync import RoomSync, load_room
-from app.rooms.tokens import hash_token, new_slug, new_token
+from app.rooms.tokens import new_slug, new_token, seat_secrets
 from app.store import rooms as store
 from app.store.db import session_scope
 
 log = logging.getLogger("gurka.rooms")
+
+CLUB_TURN_SECONDS = 60.0  # a club table's turn timer (a night may pass its own setting)
+MIN_TURN_SECONDS, MAX_TURN_SECONDS = 10, 600  # a turn timer's range (0 switches it off)
 
 TableRenderer = Callable[[LiveRoom, "int | None"], str]
 NoticeRenderer = Callable[[str, str], str]
@@ -32,12 +38,16 @@ class RoomManager:
         *,
         bot_delay: float = 0.0,
         takeover_seconds: float = 60.0,
+        deal_pause: float = 0.0,
+        clock: Clock | None = None,
         render_table: TableRenderer | None = None,
         render_notice: NoticeRenderer | None = None,
     ) -> None:
         self.db = db
         self.bot_delay = bot_delay
         self.takeover_seconds = takeover_seconds
+        self.deal_pause = deal_pause
+        self.clock: Clock = clock or SystemClock()
         self.rooms: dict[str, LiveRoom] = {}
         self.render_table: TableRenderer = render_table or (lambda room, seat: "")
         self.render_notice: NoticeRenderer = render_notice or (lambda message, level: message)
@@ -57,6 +67,7 @@ class RoomManager:
             self.sync.start()
         for room in self.rooms.values():
             room.schedule_bot()
+            room.arm()  # timers re-armed from the stored facts (a deadline, a pending deal)
 
     def load(self) -> None:
         """Bring every stored room back, exactly as its event log says."""
@@ -98,10 +109,13 @@ class RoomManager:
             version=row.version,
             host=row.host,
             seats=[
-                Seat(s.seat, s.name, s.token_hash, s.is_bot, s.bot_controlled) for s in seats
+                Seat(s.seat, s.name, s.token_hash, s.is_bot, s.bot_controlled, s.code_hash) for s in seats
             ],
         )
         room.rebuild_game([(e.seat, e.kind, dict(e.payload)) for e in events])
+        if events:  # the current turn started when its version was committed
+            at = events[-1].at
+            room.turn_started = (at if at.tzinfo else at.replace(tzinfo=UTC)).timestamp()
         return room
 
     async def reload(self, room: LiveRoom) -> None:
@@ -172,7 +186,8 @@ class RoomManager:
         return room
 
     async def create_table(
-        self, *, preset: str, options: dict[str, Any], names: list[str], dealer: int
+        self, *, preset: str, options: dict[str, Any], names: list[str], dealer: int,
+        turn_seconds: float = CLUB_TURN_SECONDS,
     ) -> LiveRoom:
         """A room seated by name, in the given order, started at once with `dealer` (a seat
         number) dealing first: a club table whose chairs and first dealer were drawn by lot.
@@ -191,7 +206,8 @@ class RoomManager:
                 label, n = f"{base[: MAX_NAME - 4]} ({n})", n + 1
             shown.append(label)
         room, _token = await self.create_room(
-            preset=preset, options=options, seats=len(shown), host_name=shown[0], table=True
+            preset=preset, options=options, seats=len(shown), host_name=shown[0], table=True,
+            turn_seconds=turn_seconds,
         )
         for name in shown[1:]:
             await room.join(name)
@@ -207,6 +223,7 @@ class RoomManager:
         host_name: str,
         bots: int = 0,
         table: bool = False,
+        turn_seconds: float = DEFAULT_TURN_SECONDS,
     ) -> tuple[LiveRoom, str]:
         """A new room with the host in seat 0 and `bots` bots after them; returns (room, host token)."""
         if preset not in rules_engine.PRESETS:
@@ -221,10 +238,13 @@ class RoomManager:
             rules_engine.make_game(preset, seats, 0, options)
         except (ValueError, TypeError) as exc:
             raise Refused(str(exc)) from None
+        if turn_seconds and not MIN_TURN_SECONDS <= turn_seconds <= MAX_TURN_SECONDS:
+            raise Refused(f"A turn timer runs {MIN_TURN_SECONDS} to {MAX_TURN_SECONDS} seconds (0: no timer).")
         if not 0 <= bots <= seats - 1:
             raise Refused(f"Between 0 and {seats - 1} bots, please.")
         token = new_token()
-        seat_rows = [Seat(0, name, hash_token(token))]
+        token_hash, code_hash = seat_secrets(token)
+        seat_rows = [Seat(0, name, token_hash, code_hash=code_hash)]
         for i in range(bots):
             seat_rows.append(Seat(i + 1, f"{BOT_NAMES[i % len(BOT_NAMES)]} (bot)", None, is_bot=True))
         async with self._create_lock:
@@ -235,6 +255,7 @@ class RoomManager:
                 row = store.create_room(session, slug=slug, preset=preset, options=options, seats=seats, host=0)
                 assert row.id is not None
                 created: list[Event] = [(0, "create", {"preset": preset, "options": options, "seats": seats,
+                                       "turn_seconds": turn_seconds,
                                        **({"table": True} if table else {})})]
                 created += [(s.seat, "join" if not s.is_bot else "bot", {"seat": s.seat, "name": s.name})
                             for s in seat_rows]
@@ -254,5 +275,6 @@ class RoomManager:
                 seats=seat_rows,
             )
             room.club_table = table
+            room.turn_seconds = turn_seconds
             self.rooms[slug] = room
         return room, token

@@ -7,14 +7,14 @@ import json
 from typing import Any
 
 from app.rooms import engine
-from app.rooms.actions import RoomActions
 from app.rooms.hub import Connection
+from app.rooms.seat_changes import RoomSeatChanges
 from app.rooms.seats import Refused
 
 MAX_FRAME = 8 * 1024
 
 
-class RoomMessages(RoomActions):
+class RoomMessages(RoomSeatChanges):
     def _seen_aid(self, aid: str) -> bool:
         if aid in self.recent_aids:
             return True
@@ -57,7 +57,13 @@ class RoomMessages(RoomActions):
                     action = " ".join(str(a) for a in action)
                 if not isinstance(action, str) or not action.strip() or len(action) > 200:
                     raise Refused("That message did not name an action.")
+                if seat is not None and seat in self.seats and self.seats[seat].bot_controlled:
+                    # the player is back and acts: they take their seat back from the bot
+                    before = self.version
+                    await self.take_back(seat)
+                    seen = self.version if seen == before else seen
                 await self.act(seat, action.strip(), seen)
+                self.time_note = None
             elif do == "sync":
                 conn.offer(self.table_frame(seat))
             elif do == "start":
@@ -70,8 +76,10 @@ class RoomMessages(RoomActions):
                 await self.hand_to_bot(seat, _int(msg.get("seat")))
             elif do == "take_back":
                 await self.take_back(seat)
+            elif do == "next_deal":
+                await self.deal_next(seen, by=seat if seat is not None else -1)
             elif do == "rematch":
-                await self.rematch(seat, seen)
+                await self.vote_rematch(seat)
             else:
                 raise Refused(f"Unknown request {str(do)[:40]!r}; nothing was changed.")
         except Refused as refused:

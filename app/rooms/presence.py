@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 from app.rooms import engine
 from app.rooms.state import RoomState
 from app.rooms.tokens import hash_token
@@ -27,7 +25,8 @@ class RoomPresence(RoomState):
     def absent_for(self, seat: int) -> float:
         if seat in self.present():
             return 0.0
-        return time.monotonic() - self.absent_since.get(seat, time.monotonic())
+        now = self.manager.clock.now()
+        return now - self.absent_since.get(seat, now)
 
     def can_hand_to_bot(self, seat: int) -> bool:
         s = self.seats.get(seat)

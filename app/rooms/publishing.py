@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 
 from app.rooms.hub import Connection
 from app.rooms.presence import RoomPresence
@@ -20,7 +19,7 @@ class RoomPublishing(RoomPresence):
         self.connections.discard(conn)
         conn.closed = True
         if conn.seat is not None and conn.seat not in self.present():
-            self.absent_since[conn.seat] = time.monotonic()
+            self.absent_since[conn.seat] = self.manager.clock.now()
         self.publish()
 
     def publish(self) -> None:

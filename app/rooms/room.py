@@ -5,7 +5,8 @@ before anybody is told; then each connection is offered its seat's full table.
 
 A `LiveRoom` is built up in layers, one job each: `state` (what it holds, its rebuild from the
 log), `presence` (seats and who is here), `publishing` (frames to connections), `actions` (the
-action path and bots) and `messages` (client frames). Its host is a `RoomHost`.
+action path and bots), `turns` (timed moves, the next deal, the host role), `messages` (client
+frames) and `timers` (what is due when). Its host is a `RoomHost`.
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ from __future__ import annotations
 import contextlib
 
 from app.rooms.host import Event, RoomHost
-from app.rooms.messages import MAX_FRAME, RoomMessages
+from app.rooms.messages import MAX_FRAME
 from app.rooms.seats import BOT_NAMES, MAX_NAME, Refused, Seat, clean_name
+from app.rooms.timers import RoomTimers
 
 __all__ = [
     "BOT_NAMES", "MAX_FRAME", "MAX_NAME", "Event", "LiveRoom", "Refused", "RoomHost", "Seat",
@@ -22,8 +24,9 @@ __all__ = [
 ]
 
 
-class LiveRoom(RoomMessages):
+class LiveRoom(RoomTimers):
     async def stop(self) -> None:
+        await self.stop_timers()
         if self._bot_task is not None:
             self._bot_task.cancel()
             with contextlib.suppress(BaseException):

@@ -20,6 +20,7 @@ class Seat:
     token_hash: str | None = None
     is_bot: bool = False
     bot_controlled: bool = False
+    code_hash: str | None = None  # the hash of the seat's rejoin code
 
     @property
     def botted(self) -> bool:
@@ -32,6 +33,7 @@ class Seat:
             "token_hash": self.token_hash,
             "is_bot": self.is_bot,
             "bot_controlled": self.bot_controlled,
+            "code_hash": self.code_hash,
         }
 
 

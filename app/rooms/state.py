@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-import time
 from collections import OrderedDict
 from typing import Any
 
@@ -14,6 +13,8 @@ from app.rooms import engine
 from app.rooms.host import RoomHost
 from app.rooms.hub import Connection
 from app.rooms.seats import Seat
+
+DEFAULT_TURN_SECONDS = 60.0  # a new room's turn timer unless its host chose otherwise
 
 
 class RoomState:
@@ -54,7 +55,18 @@ class RoomState:
         # True when this process's last change lost the version race to another process: that
         # process's action path drives the bots from there (a bot here stops re-trying).
         self.moved_elsewhere = False
-        now = time.monotonic()
+        # Timers (see `timers`): seconds a human may take per move (0: no turn timer), when the
+        # current version was reached (the turn's start, stored as its event's time), each seat's
+        # timeouts in a row, and the last "Time: …" note shown on the table.
+        self.turn_seconds: float = DEFAULT_TURN_SECONDS
+        self.turn_started: float = manager.clock.now()
+        self.armed_version = version
+        self.timeouts: dict[int, int] = {}
+        self.time_note: str | None = None
+        # Seats that said yes to a rematch since the last game ended (the "ready" vote).
+        self.ready: set[int] = set()
+        self._timer_task: asyncio.Task[None] | None = None
+        now = manager.clock.now()
         for s in self.seats.values():
             self.absent_since[s.seat] = now
 
@@ -64,19 +76,34 @@ class RoomState:
         for seat, kind, payload in events:
             if kind == "create":
                 self.club_table = bool(payload.get("table"))
+                self.turn_seconds = float(payload.get("turn_seconds", DEFAULT_TURN_SECONDS))
+            elif kind == "ready" and seat is not None:
+                self.ready.add(seat)
             elif kind == "start":
+                self.ready.clear()
                 game = engine.make_game(self.preset, len(payload["players"]), payload["dealer"],
                                         payload.get("options", self.options))
             elif kind == "deal" and game is not None:
                 engine.replay_deal(game, payload)
             elif kind == "act" and game is not None and seat is not None:
                 engine.apply(game, payload["action"], seat)
+                self.count_timeout(seat, bool(payload.get("timeout")))
+            elif kind in ("takeover", "takeback") and isinstance(payload.get("seat"), int):
+                self.timeouts.pop(payload["seat"], None)
         self.game = game
+
+    def count_timeout(self, seat: int, timed_out: bool) -> int:
+        """Count a move for `seat`: timeouts in a row go up, a move of its own clears them."""
+        count = self.timeouts.get(seat, 0) + 1 if timed_out else 0
+        self.timeouts[seat] = count
+        return count
 
     def adopt(self, fresh: RoomState) -> None:
         """Take over the stored state of `fresh` (this room rebuilt from the database)."""
         self.status, self.version, self.host = fresh.status, fresh.version, fresh.host
         self.seats, self.game = fresh.seats, fresh.game
+        self.timeouts, self.turn_seconds = fresh.timeouts, fresh.turn_seconds
+        self.ready = fresh.ready
         self.reseat()
 
     def seat_of(self, token_hash: str | None) -> int | None:

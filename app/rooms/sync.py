@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
 from typing import Any, Protocol, cast
 
 from sqlalchemy import Engine, select
@@ -27,6 +26,7 @@ from sqlmodel import Session, col
 from app.rooms import engine
 from app.rooms.pg_notify import Listener
 from app.rooms.room import LiveRoom, Seat
+from app.rooms.turns import told
 from app.store import rooms as store
 
 log = logging.getLogger("gurka.rooms.sync")
@@ -98,7 +98,10 @@ def catch_up_locked(room: LiveRoom) -> bool:
     try:
         for event in events:
             payload: dict[str, Any] = dict(event.payload)
-            if event.kind == "start":
+            if event.kind == "ready" and event.seat is not None:
+                room.ready.add(event.seat)
+            elif event.kind == "start":
+                room.ready.clear()
                 game = engine.make_game(
                     room.preset,
                     len(payload["players"]),
@@ -109,6 +112,13 @@ def catch_up_locked(room: LiveRoom) -> bool:
                 engine.replay_deal(game, payload)
             elif event.kind == "act" and game is not None and event.seat is not None:
                 engine.apply(game, payload["action"], event.seat)
+                timed_out = bool(payload.get("timeout"))
+                room.count_timeout(event.seat, timed_out)
+                if timed_out:  # the note another process showed with its timed-out move
+                    name = room.seats[event.seat].name if event.seat in room.seats else "a player"
+                    room.time_note = f"Time: a bot {told(payload['action'])} for {name}."
+            elif event.kind in ("takeover", "takeback") and isinstance(payload.get("seat"), int):
+                room.timeouts.pop(payload["seat"], None)
     except Exception:
         log.exception(
             "room %s: events above %s did not apply; rebuilding it", room.id, room.version
@@ -120,12 +130,12 @@ def catch_up_locked(room: LiveRoom) -> bool:
     room.status = row.status
     room.host = row.host
     room.seats = {
-        s.seat: Seat(s.seat, s.name, s.token_hash, s.is_bot, s.bot_controlled) for s in seats
+        s.seat: Seat(s.seat, s.name, s.token_hash, s.is_bot, s.bot_controlled, s.code_hash) for s in seats
     }
     room.reseat()
     # Presence is per process: a player who just moved through another process is not "away"
     # here (so a host here cannot hand their seat to a bot while they play elsewhere).
-    now = time.monotonic()
+    now = room.manager.clock.now()
     for event in events:
         if event.seat is not None and event.kind in ("act", "join", "takeback"):
             room.absent_since[event.seat] = now

@@ -25,3 +25,33 @@ def token_matches(token: str | None, token_hash: str | None) -> bool:
 def new_slug() -> str:
     """An unguessable room slug (~72 random bits)."""
     return secrets.token_urlsafe(9).replace("-", "x").replace("_", "y")
+
+
+# A seat's rejoin code: six symbols that cannot be mistaken for one another (no 0/O, 1/I/L,
+# 5/S or 8/B), drawn from the seat's secret token, so only a device holding the token can show
+# it. Only its hash is stored; a new token (a rejoin, a fresh seat token) means a new code.
+CODE_ALPHABET = "ACDEFGHJKMNPQRTUVWXY234679"
+CODE_LENGTH = 6
+
+
+def rejoin_code(token: str) -> str:
+    digest = int.from_bytes(hashlib.sha256(f"rejoin:{token}".encode()).digest(), "big")
+    symbols = []
+    for _ in range(CODE_LENGTH):
+        digest, index = divmod(digest, len(CODE_ALPHABET))
+        symbols.append(CODE_ALPHABET[index])
+    return "".join(symbols)
+
+
+def clean_code(text: str) -> str:
+    """What a person typed, as a code: case, spaces and dashes do not matter."""
+    return "".join(ch for ch in str(text).upper() if ch.isalnum())[: CODE_LENGTH * 2]
+
+
+def hash_code(code: str) -> str:
+    return hashlib.sha256(f"code:{clean_code(code)}".encode()).hexdigest()
+
+
+def seat_secrets(token: str) -> tuple[str, str]:
+    """What a seat stores for its token: (token hash, rejoin-code hash)."""
+    return hash_token(token), hash_code(rejoin_code(token))

@@ -324,7 +324,7 @@ def explain_follow(cards: tuple[str, ...], hand: list[str], trick: Trick, table:
             discarded = pretty(trick.plays[-1][1][0])
             return (f"You cannot beat {target}: play your lowest card ({lowest}) or a card "
                     f"higher than the {discarded} just discarded")
-        if r.must_beat:
+        if r.must_beat or not can_beat:  # never "must beat" what no card in the hand beats
             return f"You cannot beat {target}: play your lowest card ({lowest})"
         return f"You must beat {target} or play your lowest card ({lowest})"
     name = _set_name(k)

@@ -42,6 +42,7 @@ class RoomSeat(SQLModel, table=True):
     token_hash: str | None = Field(default=None, max_length=64, index=True)
     is_bot: bool = Field(default=False)  # a bot's own seat
     bot_controlled: bool = Field(default=False)  # a human's seat played by a bot for now
+    code_hash: str | None = Field(default=None, max_length=64)  # hash of the seat's rejoin code
     joined_at: datetime = Field(default_factory=_now)
 
 

@@ -18,13 +18,15 @@ from fastapi import FastAPI
 from app.web.club import online as club_online
 from app.web.club.router import router as club_router
 from app.web.state import manager_of, templates_of
-from app.web.table import pages, websocket
+from app.web.table import pages, rejoin, websocket
 
 
 def install(app: FastAPI) -> None:
     """Include every router of the web layer."""
     templates_of(app)
     app.include_router(pages.router)
+    app.include_router(rejoin.router)
+    app.add_exception_handler(pages.NoSuchRoom, pages.no_such_room)
     app.include_router(websocket.router)
     app.include_router(club_router)
 

@@ -48,6 +48,8 @@ def manager_of(app: FastAPI) -> RoomManager:
             app.state.engine,
             bot_delay=float(getattr(settings, "bot_delay", 0.8)),
             takeover_seconds=float(getattr(settings, "seat_takeover_seconds", 60)),
+            deal_pause=float(getattr(settings, "deal_pause", 2.0)),
+            clock=getattr(app.state, "clock", None),
             render_table=render_table,
             render_notice=render_notice,
         )

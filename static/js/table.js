@@ -5,6 +5,7 @@
 // - keyboard: arrow keys move along the hand, Enter/Space plays or selects
 // - keep focus, the card selection and an open "previous trick" across pushes; announce the status
 // - copy the room link; show why a card cannot be played
+// - count the turn timer down (the server sends the seconds left with each push)
 (function () {
   "use strict";
 
@@ -266,4 +267,23 @@
     else if (event.key === "End") next = buttons[buttons.length - 1];
     if (next) { event.preventDefault(); next.focus(); }
   });
+  // ------------------------------------------------------------ turn timer
+  // Each push carries the seconds left for the seat to act; count them down locally. The server
+  // alone decides when time is up (it plays the bot's move and pushes the new table).
+  var countdown = { el: null, end: 0 };
+  function startCountdown() {
+    var el = document.querySelector("[data-countdown]");
+    if (!el) { countdown.el = null; return; }
+    if (el === countdown.el) return;
+    countdown.el = el;
+    countdown.end = Date.now() + 1000 * parseInt(el.dataset.countdown || "0", 10);
+  }
+  setInterval(function () {
+    startCountdown();
+    var el = countdown.el;
+    if (!el || !el.isConnected) return;
+    var left = Math.max(0, Math.ceil((countdown.end - Date.now()) / 1000));
+    el.textContent = left + " s";
+    el.classList.toggle("short", left <= 10);
+  }, 250);
 })();

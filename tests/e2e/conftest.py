@@ -35,7 +35,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     port = free_port()
     db = tmp_path_factory.mktemp("e2e") / "gurka.db"
     env = dict(os.environ, DATABASE_URL=f"sqlite:///{db}", BOT_DELAY="0.05", SECRET_KEY="e2e",
-               SEAT_TAKEOVER_SECONDS="0", PYTHONPATH=str(ROOT))
+               SEAT_TAKEOVER_SECONDS="0", DEAL_PAUSE="0", PYTHONPATH=str(ROOT))
     log = open(tmp_path_factory.mktemp("e2e-log") / "server.log", "w")  # noqa: SIM115 (lives as long as the server)
     proc = subprocess.Popen(
         [sys.executable, "-m", "uvicorn", "app.main:create_app", "--factory", "--host", "127.0.0.1",

@@ -100,6 +100,7 @@ class ServerProcess:
                 "BOT_DELAY": "0",
                 "SECRET_KEY": "resilience-test-secret",
                 "SEAT_TAKEOVER_SECONDS": "60",
+                "DEAL_PAUSE": "0",
                 "PYTHONUNBUFFERED": "1",
             }
         )

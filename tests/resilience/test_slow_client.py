@@ -35,9 +35,10 @@ async def test_a_client_that_stops_reading_is_dropped_and_never_delays_the_other
             top = max(c.version for c in clients)
             await all_at(clients, top)
             actor = next((c for c in clients if c.offered_actions()), None)
-            if actor is None:  # game over: a rematch keeps the table busy
-                await clients[0].send(do="rematch", v=top)
-                await asyncio.gather(*(c.wait_version(top) for c in clients))
+            if actor is None:  # game over: a rematch (everybody says yes) keeps the table busy
+                for c in clients:
+                    await c.send(do="rematch", v=top)
+                await asyncio.gather(*(c.wait_version(top + len(clients) - 1) for c in clients))
                 continue
             sent = time.perf_counter()
             await actor.act(rng.choice(actor.offered_actions()), v=top)

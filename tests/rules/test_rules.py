@@ -219,7 +219,8 @@ def test_soft_discard_only_right_after_a_lowest_card_that_did_not_beat() -> None
     assert legal(g) == {"play 2C", "play 5D", "play 9H"}
     g.apply("play 5D")                  # seat 3: a soft discard, not its lowest
     assert legal(g) == {"play 4C"}      # seat 0 gets only the ordinary choice
-    assert g.check("play 6D") == "You must beat Q♥ or play your lowest card (4♣)"
+    # nothing in seat 0's hand beats the queen: the advice never says "must beat" then
+    assert g.check("play 6D") == "You cannot beat Q♥: play your lowest card (4♣)"
     beaten = new_game("gurka-is", players=4, hand_sizes=(3,), soft_discard=True)
     beaten.deal(hands=[["4C", "6D", "8H"], ["QH", "4S", "8C"], ["3S", "7D", "TD"],
                        ["2C", "5D", "KH"]])
@@ -617,3 +618,24 @@ def test_ruleset_stored_before_deal_schedule_still_loads() -> None:
     assert Ruleset.from_dict(stored) == PRESETS["gurka-is"]
     zig = new_game("gurka-is", players=3, deal_schedule="zigzag").ruleset
     assert Ruleset.from_dict(json.loads(json.dumps(zig.as_dict()))) == zig
+
+
+def test_the_advice_never_asks_to_beat_a_card_nothing_beats() -> None:
+    """A joker led in Vidivellir-like play: no card beats it, so the advice says so plainly."""
+    for preset in ("gurka-night", "gurka-is", "kurkku"):
+        for seed in range(30):
+            g = new_game(preset, players=3, seed=seed)
+            g.deal()
+            steps = 0
+            while not g.over and g.phase == "play" and steps < 40:
+                seat = g.to_act
+                assert seat is not None
+                for code in g.hands[seat]:
+                    reason = g.check(f"play {code}")
+                    if reason and "must beat" in reason:
+                        target = reason.split("must beat ", 1)[1].split(" ", 1)[0]
+                        assert not target.startswith("Joker") and "🃏" not in target, reason
+                        assert any(g.check(f"play {c}") is None and c != g.hands[seat][0]
+                                   for c in g.hands[seat]), (preset, seed, reason)
+                g.apply(str(g.legal_actions()[0]))
+                steps += 1

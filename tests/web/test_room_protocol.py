@@ -71,7 +71,7 @@ def test_three_seats_play_a_whole_game(web: TestClient) -> None:
     assert room.status == "over"
     for p in players:
         assert "Game over" in p.table["content"]
-        assert "Rematch" in p.table["content"]
+        assert "Ready for a rematch" in p.table["content"]
     ranking = room.game.view(None)["ranking"]
     assert sorted(ranking) == [0, 1, 2]
     # every frame any seat ever received was scanned at the time; spectators see no hands
@@ -81,10 +81,20 @@ def test_three_seats_play_a_whole_game(web: TestClient) -> None:
     spectator.close()
     for p in players:
         p.drain(1)  # the spectator's arrival
-    # rematch for the same players
+    # a rematch for the same players starts when every one of them has said yes
     players[1].send(do="rematch", v=players[1].version, aid="rm")
     for p in players:
-        p.recv_table()
+        while p.recv_table()["version"] < room.version:
+            pass
+    assert room.status == "over"
+    assert "Ready: Bo." in players[0].table["content"]
+    assert "You are ready for a rematch. Waiting for Anna, Cai." in players[1].table["content"]
+    players[1].send(do="rematch", v=players[1].version, aid="rm2")
+    assert "said yes already" in refused(players[1])
+    for seat in (0, 2):
+        players[seat].send(do="rematch", v=players[seat].version, aid=f"rm{seat}")
+        for p in players:
+            p.recv_table()
     assert room.status == "playing" and not room.game.over
     assert [room.seats[i].name for i in range(3)] == ["Anna", "Bo", "Cai"]
     for p in players:
@@ -184,14 +194,23 @@ def test_reconnect_restores_the_seat_and_the_table(web: TestClient) -> None:
         p.close()
 
 
-def test_host_hands_an_absent_seat_to_a_bot_and_the_player_takes_it_back(web: TestClient) -> None:
-    _slug, room, players = three_players(web)
+def test_a_player_who_is_not_the_host_hands_an_absent_seat_to_a_bot_and_it_is_taken_back(
+    web: TestClient,
+) -> None:
+    slug, room, players = three_players(web)
     start(players, room)
     players[2].close()
     players[0].drain(1), players[1].drain(1)
+    # the button is offered to everyone seated, not only the host
+    assert "Let a bot play for" in players[1].table["content"]
+    watcher = Player(web, slug, None).connect()
+    watcher.recv_table()
+    watcher.send(do="hand_to_bot", seat=2, v=room.version)
+    assert "Only the players at this table" in refused(watcher)
+    assert not room.seats[2].bot_controlled
+    watcher.close()
+    assert room.host == 0
     players[1].send(do="hand_to_bot", seat=2, v=players[1].version)
-    assert "Only the host" in refused(players[1])
-    players[0].send(do="hand_to_bot", seat=2, v=players[0].version)
     players[0].recv_table(), players[1].recv_table()
     assert room.seats[2].bot_controlled
     # play until the bot has moved for Cai at least once

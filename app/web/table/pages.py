@@ -10,9 +10,12 @@ from fastapi.templating import Jinja2Templates
 
 from app.rooms import RoomManager
 from app.rooms import engine as rules_engine
+from app.rooms.manager import MAX_TURN_SECONDS, MIN_TURN_SECONDS
 from app.rooms.room import LiveRoom, Refused
+from app.rooms.state import DEFAULT_TURN_SECONDS
 from app.web.shared.security import seat_token, set_seat_cookie
 from app.web.state import TEMPLATES_DIR, get_manager, get_templates
+from app.web.table.rejoin_panel import rejoin_panel
 from app.web.table.render import render_block, status_line, table_context
 
 router = APIRouter(tags=["pages"])
@@ -39,6 +42,7 @@ def _home_context(preset: str, form: dict[str, Any] | None = None, error: str | 
         "form": form,
         "error": error,
         "default_seats": min(max(3, lo), hi),
+        "default_turn_seconds": int(DEFAULT_TURN_SECONDS),
     }
 
 
@@ -65,8 +69,10 @@ async def create_room(request: Request, manager: ManagerDep, templates: Template
         options = rules_engine.parse_options(preset, form)
         seats = int(form.get("seats") or 3)
         bots = int(form.get("bots") or 0)
+        turn_seconds = _turn_seconds(form.get("turn_seconds"))
         room, token = await manager.create_room(
-            preset=preset, options=options, seats=seats, bots=bots, host_name=form.get("name", "")
+            preset=preset, options=options, seats=seats, bots=bots, host_name=form.get("name", ""),
+            turn_seconds=turn_seconds,
         )
     except (Refused, ValueError) as exc:
         message = str(exc) if not isinstance(exc, ValueError) or str(exc) else "Please check the form."
@@ -79,24 +85,55 @@ async def create_room(request: Request, manager: ManagerDep, templates: Template
     return response
 
 
+def _turn_seconds(raw: str | None) -> float:
+    """The form's `turn_seconds`: blank means the default, else a whole number (0: no timer)."""
+    if raw is None or not raw.strip():
+        return DEFAULT_TURN_SECONDS
+    try:
+        value = int(raw.strip())
+    except ValueError:
+        raise Refused("Seconds per move: a whole number (0 for no timer, else 10–600).") from None
+    if value and not MIN_TURN_SECONDS <= value <= MAX_TURN_SECONDS:
+        raise Refused(f"Seconds per move: 0 for no timer, else {MIN_TURN_SECONDS}–{MAX_TURN_SECONDS}.")
+    return float(value)
+
+
+class NoSuchRoom(Exception):
+    """A room link that leads nowhere: answered with an HTML page and a way home."""
+
+
 def _room_or_404(manager: RoomManager, slug: str) -> LiveRoom:
     room = manager.get(slug) if len(slug) <= 64 else None
     if room is None:
-        raise HTTPException(404, "No such room: check the link.")
+        raise NoSuchRoom(slug)
     return room
+
+
+def no_such_room(request: Request, _exc: Exception) -> Response:
+    templates = get_templates(request)
+    return templates.TemplateResponse(request, "table/not_found.html", {}, status_code=404)
+
+
+def room_response(request: Request, templates: Jinja2Templates, room: LiveRoom, *,
+                  error: str | None = None, status_code: int = 200, prefill: str = "") -> Response:
+    """The room page for whoever asks (their seat from their cookie; the rejoin panel is theirs)."""
+    token = seat_token(request, room.slug)
+    seat = room.seat_for_token(token)
+    ctx = table_context(room, seat)
+    ctx["status_text"] = status_line(ctx)
+    ctx["join_error"] = error
+    ctx["rejoin"] = rejoin_panel(request, room, seat, token)
+    ctx["rejoin_prefill"] = prefill
+    response = templates.TemplateResponse(request, "table/room.html", ctx, status_code=status_code)
+    response.headers["Cache-Control"] = "no-store"
+    response.headers["Referrer-Policy"] = "same-origin"
+    return response
 
 
 @router.get("/r/{slug}", response_class=HTMLResponse)
 def room_page(request: Request, slug: str, manager: ManagerDep, templates: TemplatesDep) -> Response:
     room = _room_or_404(manager, slug)
-    seat = room.seat_for_token(seat_token(request, slug))
-    ctx = table_context(room, seat)
-    ctx["status_text"] = status_line(ctx)
-    ctx["join_error"] = request.query_params.get("error")
-    response = templates.TemplateResponse(request, "table/room.html", ctx)
-    response.headers["Cache-Control"] = "no-store"
-    response.headers["Referrer-Policy"] = "same-origin"
-    return response
+    return room_response(request, templates, room, error=request.query_params.get("error"))
 
 
 @router.post("/r/{slug}/join")

@@ -6,6 +6,7 @@ nothing hidden from that seat can reach its page.
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
@@ -145,7 +146,7 @@ def table_context(room: LiveRoom, seat: int | None) -> dict[str, Any]:
             "is_host": s is not None and i == room.host,
             "can_hand_to_bot": s is not None and room.can_hand_to_bot(i),
         }
-        if view is not None:
+        if view is not None and i < len(view["scores"]):  # (a latecomer sits out until the next game)
             row.update(
                 hand_count=view["hand_counts"][i],
                 score=view["scores"][i],
@@ -178,6 +179,10 @@ def table_context(room: LiveRoom, seat: int | None) -> dict[str, Any]:
         "my_turn": False,
         "bot_playing_me": me is not None and room.seats[me].bot_controlled,
         "top_cards": [c for c in (g.ruleset.top_cards if g is not None else ()) if not c.startswith("X")],
+        "time_note": room.time_note,
+        "turn_seconds": int(room.turn_seconds),
+        "turn_left": _seconds_left(room.turn_deadline(), room),
+        "deal_waiting": room.deal_due() is not None,
     }
     if view is None:
         return ctx
@@ -239,9 +244,37 @@ def table_context(room: LiveRoom, seat: int | None) -> dict[str, Any]:
         rassi_actions=[a for a in legal if a.split()[0] in RASSI_TEXT] if my_turn else [],
         exchange_max=(view.get("exchange") or {}).get("max"),
         ranking=view.get("ranking"),
+        final_rows=_final_rows(view, names, me),
         last_deal=view.get("last_deal"),
+        ready_names=[names[i] if i < len(names) else "?" for i in sorted(room.ready)],
+        i_am_ready=me is not None and me in room.ready,
+        rematch_waits=[names[i] for i in room.rematch_waits_for() if i < len(names)],
+        free_seats=room.capacity - len(room.seats),
     )
     return ctx
+
+
+def _final_rows(view: dict[str, Any], names: list[str], me: int | None) -> list[dict[str, Any]]:
+    """The final list: equal points share a place (two winners are both 1st, both winners)."""
+    ranking: list[int] = list(view.get("ranking") or [])
+    scores: list[int] = list(view.get("scores") or [])
+    rows: list[dict[str, Any]] = []
+    for index, seat in enumerate(ranking):
+        tied = index > 0 and scores[seat] == scores[ranking[index - 1]]
+        place = rows[-1]["place"] if tied else index + 1
+        rows.append({"seat": seat, "name": names[seat], "points": scores[seat], "place": place,
+                     "me": seat == me})
+    for row in rows:
+        row["shared"] = sum(1 for r in rows if r["place"] == row["place"]) > 1
+        row["winner"] = row["place"] == 1
+    return rows
+
+
+def _seconds_left(deadline: float | None, room: LiveRoom) -> int | None:
+    """Whole seconds left on the turn timer (None: no timer runs)."""
+    if deadline is None:
+        return None
+    return max(0, math.ceil(deadline - room.manager.clock.now()))
 
 
 def _advice(mode: str, phase: str, hand: list[dict[str, Any]], legal: list[str], leading: bool,

@@ -1,0 +1,136 @@
+"""Room operations the timers (and any seated player) start, beside the action path: the move a
+bot makes for a seat whose time ran out, the next deal after the pause, and the host role
+passing on. Each runs through the room's one way of making a change (`_run`) and checks the
+version it was started for, so with several processes the first commit wins and the others
+do nothing."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from app.rooms import engine
+from app.rooms.actions import RoomActions
+from app.rooms.host import Event
+from app.rooms.seats import Refused, Seat
+from app.rules.cards import pretty_cards
+
+TIMEOUTS_BEFORE_BOT = 2  # timeouts in a row after which a bot plays the seat until its player acts
+
+
+class RoomTurns(RoomActions):
+    def turn_deadline(self) -> float | None:
+        """When the seat to act runs out of time (None: no timer runs now)."""
+        g = self.game
+        if self.turn_seconds <= 0 or g is None or self.status != "playing" or g.to_act is None:
+            return None
+        s = self.seats.get(g.to_act)
+        if s is None or s.botted:
+            return None
+        return self.turn_started + self.turn_seconds
+
+    def deal_due(self) -> float | None:
+        """When the next deal is dealt (None: no deal is waiting)."""
+        g = self.game
+        if g is None or self.status != "playing" or g.over or g.phase != "waiting":
+            return None
+        return self.turn_started + self.manager.deal_pause
+
+    async def expire_turn(self, seen: int) -> str | None:
+        """The seat to act ran out of time at version `seen`: a bot makes that one move. After
+        `TIMEOUTS_BEFORE_BOT` in a row the bot keeps the seat until its player acts again.
+        Returns the move, or None when there was nothing to do (moved on, or not yet due)."""
+
+        def fn() -> str | None:
+            deadline = self.turn_deadline()
+            g = self.game
+            if seen != self.version or deadline is None or g is None or g.to_act is None:
+                return None
+            if self.manager.clock.now() < deadline:
+                return None
+            s = self.seats[g.to_act]
+            action = engine.bot_action(g, s.seat, self.rng)
+            applied = engine.apply(g, action, s.seat)
+            events: list[Event] = [(s.seat, "act", {"action": applied, "timeout": True})]
+            seats: dict[int, Seat] | None = None
+            count = self.timeouts.get(s.seat, 0) + 1
+            if count >= TIMEOUTS_BEFORE_BOT:
+                seats = dict(self.seats)
+                seats[s.seat] = replace(s, bot_controlled=True)
+                events.append((None, "takeover", {"seat": s.seat, "timeout": True}))
+            events += self._auto_deal()
+            self._commit(events, seats=seats, status=self._status_after(None))
+            self.count_timeout(s.seat, True)
+            if seats is not None:
+                self.timeouts.pop(s.seat, None)
+            note = f"Time: a bot {told(applied)} for {s.name}."
+            if seats is not None:
+                note += f" A bot plays for {s.name} until they act again."
+            self.time_note = note
+            return applied
+
+        result: str | None = await self._run(fn)
+        return result
+
+    async def deal_next(self, seen: int | None, by: int | None = None) -> bool:
+        """Deal the next deal: when the pause after a deal is over (the timers, `by` None), or
+        at once when a seated player skips the pause. False when there was nothing to deal."""
+
+        def fn() -> bool:
+            if by is not None and by not in self.seats:
+                raise Refused("Only the players at this table can deal on.")
+            due = self.deal_due()
+            if due is None or (seen is not None and seen != self.version):
+                return False
+            if by is None and self.manager.clock.now() < due:
+                return False
+            events = self._auto_deal(pause=False)
+            if not events:
+                return False
+            self._commit(events, status=self._status_after(None))
+            return True
+
+        result: bool = await self._run(fn)
+        return result
+
+    def next_host(self) -> int | None:
+        """The present human who should hold the host role now (None: keep it where it is).
+
+        The host's own powers are the waiting room's (start, add bots, remove seats): during a
+        game anyone seated may hand an absent seat to a bot or vote for a rematch, so the role
+        only moves on while the table waits for its start."""
+        present = self.present()
+        if self.status != "lobby" or self.host in present or not self.seats:
+            return None
+        n = max(self.seats) + 1
+        for step in range(1, n + 1):
+            seat = (self.host + step) % n
+            s = self.seats.get(seat)
+            if s is not None and not s.is_bot and seat in present:
+                return seat
+        return None
+
+    async def pass_host(self) -> int | None:
+        """The host has left: the role passes to the next present human (returns the new host)."""
+
+        def fn() -> int | None:
+            new = self.next_host()
+            if new is None:
+                return None
+            self._commit([(None, "host", {"seat": new, "from": self.host})], host=new)
+            return new
+
+        result: int | None = await self._run(fn)
+        return result
+
+
+def told(action: str) -> str:
+    """What everybody may hear about a timed-out move (swapped cards stay secret)."""
+    words = action.split()
+    if words[0] == "play":
+        return f"played {pretty_cards(words[1:])}"
+    if words[0] == "exchange":
+        n = len(words) - 1
+        return f"swapped {n} card{'s' if n != 1 else ''}" if n else "kept the hand"
+    if words[0] == "pass":
+        return "kept the hand"
+    return f"chose {words[0]}"

@@ -1,0 +1,79 @@
+"""Between games: a latecomer takes a free seat, the rematch starts only when every seated
+player who is here has said yes, a player away keeps their seat (a bot plays it until they are
+back and act), and the vote survives a restart."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from app.rooms import RoomManager
+from app.rooms.hub import Connection
+from app.rooms.room import LiveRoom, Refused
+from app.rooms.tokens import hash_token
+from app.store.db import make_engine, upgrade
+
+
+@pytest.fixture
+def manager(tmp_path: Path) -> RoomManager:
+    url = f"sqlite:///{tmp_path / 'rooms.db'}"
+    upgrade(url)
+    return RoomManager(make_engine(url), bot_delay=0.0, takeover_seconds=0.0)
+
+
+def connect(room: LiveRoom, token: str) -> Connection:
+    async def send(frame: str) -> None:
+        pass
+
+    async def close(code: int) -> None:
+        pass
+
+    conn = Connection(send, close, token_hash=hash_token(token))
+    room.attach(conn)
+    return conn
+
+
+async def finished_room(manager: RoomManager) -> tuple[LiveRoom, list[str], list[Connection]]:
+    room, t0 = await manager.create_room(preset="gurka-night", options={}, seats=4, host_name="Ann",
+                                         turn_seconds=0)
+    tokens = [t0] + [(await room.join(name))[1] for name in ("Bo", "Cy")]
+    await room.start(0, dealer=0)
+    for seat in range(3):  # nobody is here yet: bots play the whole game for them
+        await room.hand_to_bot(0, seat)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 30
+    while room.status != "over":
+        assert loop.time() < deadline
+        await asyncio.sleep(0.01)
+    conns = [connect(room, t) for t in tokens]
+    return room, tokens, conns
+
+
+async def test_latecomer_sits_down_and_the_rematch_waits_for_every_yes(manager: RoomManager) -> None:
+    room, _tokens, conns = await finished_room(manager)
+    assert all(room.seats[s].bot_controlled for s in range(3))
+    seat, late_token = await room.join("Dee")  # between games: a free seat is taken
+    assert seat == 3
+    late = connect(room, late_token)
+    room.detach(conns[2])  # Cy has gone away
+    assert not await room.vote_rematch(1)
+    with pytest.raises(Refused, match="said yes already"):
+        await room.vote_rematch(1)
+    assert room.status == "over" and room.rematch_waits_for() == [0, 3]
+    # the vote is in the event log: a restarted server still knows who said yes
+    again = RoomManager(manager.db)
+    again.load()
+    assert again.get(room.slug).ready == {1}  # type: ignore[union-attr]
+    assert not await room.vote_rematch(3)
+    assert await room.vote_rematch(0)  # the last yes of those here starts it
+    assert room.status == "playing" and room.game is not None and room.game.players == 4
+    assert [room.seats[i].name for i in range(4)] == ["Ann", "Bo", "Cy", "Dee"]
+    # those who said yes play their own seats again; Cy keeps hers, a bot plays it for now
+    assert [room.seats[i].bot_controlled for i in range(4)] == [False, False, True, False]
+    assert room.ready == set()
+    with pytest.raises(Refused):
+        await room.join("Eve")  # during a game nobody sits down
+    for conn in [*conns, late]:
+        room.detach(conn)
