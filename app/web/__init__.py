@@ -38,4 +38,5 @@ async def running(app: FastAPI) -> AsyncIterator[None]:
     try:
         yield
     finally:
+        await club_online.stop(app)
         await manager.stop()

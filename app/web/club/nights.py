@@ -3,6 +3,7 @@ part, the online tables' Play links and bots, and deleting a night."""
 
 from __future__ import annotations
 
+import asyncio
 from datetime import date, timedelta
 from typing import Any
 
@@ -13,7 +14,7 @@ from sqlmodel import Session
 from app.club import Night
 from app.store import club as store
 from app.store.db import session_scope
-from app.web.club import auth
+from app.web.club import auth, identity
 from app.web.club import night_data as cn
 from app.web.club import online as club_online
 from app.web.club.common import db_engine, nice_date, night_or_404, redirect, render, require_elder
@@ -137,14 +138,24 @@ def night_live(request: Request, night_id: int) -> Response:
 
 @router.post("/nights/{night_id}/play/{key}/{chair}")
 async def play_at_table(request: Request, night_id: int, key: str, chair: int) -> Response:
-    """A player's way into their online table: a fresh token for their seat (the previous one
-    stops working: this is how a player takes their seat back on another device), the room's
-    seat cookie, then the room. A POST, so that no link preview or prefetch takes a seat."""
+    """A member's way into their own online table: only the member of that chair, on a device
+    that remembers them (`identity`), gets a fresh token for the seat (the previous one stops
+    working: this is how a member takes their seat back on another device), the room's seat
+    cookie, then the room. Anyone else is told whose seat it is and nothing moves. A POST, so
+    that no link preview or prefetch takes a seat."""
     await auth.check_csrf(request)
     with session_scope(db_engine(request)) as session:
         row = store.get_night(session, night_id=night_id)
     if row is None:
         raise HTTPException(status_code=404, detail="No such night")
+    entry = club_online.room_entry(row, key)
+    players = entry.get("players", []) if entry else []
+    if not 0 <= chair < len(players):
+        raise HTTPException(status_code=404, detail="No such table or seat")
+    owner = seat_owner(row, players[chair])
+    me = identity.remembered(request)
+    if me is None or owner is None or me.member_id != owner:
+        return seat_refused(request, row, seat_name=players[chair], me=me)
     link = await club_online.issue_seat(request.app, row, key, chair)
     if link is None:
         raise HTTPException(status_code=404, detail="No such table or seat")
@@ -156,32 +167,30 @@ async def play_at_table(request: Request, night_id: int, key: str, chair: int) -
     return response
 
 
+def seat_owner(row: store.Night, name: str) -> int | None:
+    """The member who plays under `name` at this night (a stand-in plays as themself)."""
+    for p in row.players:
+        if p.get("name") == name and isinstance(p.get("member_id"), int):
+            return int(p["member_id"])
+    return None
+
+
+def seat_refused(request: Request, row: store.Night, *, seat_name: str, me: identity.Member | None) -> Response:
+    """Pressing Play next to someone else's name (or on a device that does not know its member)."""
+    return render(request, "club/seat_refused.html",
+                  {"row": row, "seat_name": seat_name, "me": me}, status=403)
+
+
 @router.post("/nights/{night_id}/bots/{key}", response_class=HTMLResponse)
 async def bots_for_absent(request: Request, night_id: int, key: str) -> Response:
-    """An elder lets bots play the seats of players who are not at their online table."""
-    from app.rooms import Refused
-    from app.web.shared.state import manager_of
-
+    """An elder's wish that bots play the seats of players who are not at their online table:
+    accepted at once, kept with the night, carried out as soon as the room allows (a player
+    away only briefly gets their grace time first). Back to the night page (POST-redirect-GET)."""
     await auth.check_csrf(request)
     require_elder(request)
-    with session_scope(db_engine(request)) as session:
-        row = store.get_night(session, night_id=night_id)
-        if row is None:
-            raise HTTPException(status_code=404, detail="No such night")
-        entry = club_online.room_entry(row, key)
-    room = manager_of(request.app).get(entry["slug"]) if entry else None
-    if room is None:
+    if not await asyncio.to_thread(club_online.wish_bots, request.app, night_id, key):
         raise HTTPException(status_code=404, detail="No such table")
-    problems: list[str] = []
-    for seat in list(room.seats):
-        if room.seats[seat].botted or seat in room.present():
-            continue
-        try:
-            await room.hand_to_bot(room.host, seat)
-        except Refused as exc:
-            problems.append(str(exc))
-    if problems:
-        return night_page_response(request, night_id, status=409, form_errors={"bots": problems})
+    await club_online.apply_bot_wishes(request.app, night_id)
     return redirect(f"/club/nights/{night_id}", request)
 
 

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from fastapi import FastAPI, Request, WebSocket
 from fastapi.templating import Jinja2Templates
+from markupsafe import Markup
 from starlette.requests import HTTPConnection
 
-from app.rooms import RoomManager
+from app.rooms import LiveRoom, RoomManager
 from app.web.table.render import render_block, setup_templates, table_context
 
 TEMPLATES_DIR = Path(__file__).resolve().parents[3] / "templates"
@@ -25,6 +27,22 @@ def templates_of(app: FastAPI) -> Jinja2Templates:
     return templates
 
 
+RoomPanel = Callable[[LiveRoom, "int | None"], str]
+
+
+def room_panels(app: FastAPI) -> list[RoomPanel]:
+    """Hook: extra HTML that other areas (the club) add to a room's table, per seat. Each panel
+    must be cheap and in memory: it runs on every push."""
+    panels = getattr(app.state, "room_panels", None)
+    if panels is None:
+        panels = app.state.room_panels = []
+    return panels  # type: ignore[no-any-return]
+
+
+def extra_panels(app: FastAPI, room: LiveRoom, seat: int | None) -> Markup:
+    return Markup("".join(panel(room, seat) for panel in room_panels(app)))
+
+
 def manager_of(app: FastAPI) -> RoomManager:
     """The app's room manager, created (and every stored room brought back) on first use."""
     manager = getattr(app.state, "rooms", None)
@@ -37,6 +55,7 @@ def manager_of(app: FastAPI) -> RoomManager:
             from app.web.table.render import status_line
 
             ctx["status_text"] = status_line(ctx)
+            ctx["extra_panels"] = extra_panels(app, room, seat)
             return render_block(templates, "table/room.html", "table", ctx)
 
         def render_notice(message: str, level: str) -> str:

@@ -12,7 +12,7 @@ from app.rooms import RoomManager
 from app.rooms import engine as rules_engine
 from app.rooms.room import LiveRoom, Refused
 from app.web.shared.security import seat_token, set_seat_cookie
-from app.web.shared.state import TEMPLATES_DIR, get_manager, get_templates
+from app.web.shared.state import TEMPLATES_DIR, extra_panels, get_manager, get_templates
 from app.web.table.render import render_block, status_line, table_context
 
 router = APIRouter(tags=["pages"])
@@ -93,6 +93,7 @@ def room_page(request: Request, slug: str, manager: ManagerDep, templates: Templ
     ctx = table_context(room, seat)
     ctx["status_text"] = status_line(ctx)
     ctx["join_error"] = request.query_params.get("error")
+    ctx["extra_panels"] = extra_panels(request.app, room, seat)
     response = templates.TemplateResponse(request, "table/room.html", ctx)
     response.headers["Cache-Control"] = "no-store"
     response.headers["Referrer-Policy"] = "same-origin"
