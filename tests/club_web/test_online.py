@@ -10,7 +10,16 @@ from app.store import club as store
 from app.store.db import session_scope
 from app.web.club import online as club_online
 
-from .helpers import NINE, add_members, become_elder, core, create_night, remember_member, setup_form, token
+from .helpers import (
+    NINE,
+    add_members,
+    become_elder,
+    core,
+    create_night,
+    remember_member,
+    setup_form,
+    token,
+)
 
 
 def test_an_online_round_with_bots_is_recorded_automatically(client) -> None:

@@ -16,7 +16,16 @@ from app.web.club import online as club_online
 from app.web.shared.security import seat_cookie_name
 from tests.conftest import make_settings
 
-from .helpers import NINE, add_members, become_elder, core, create_night, remember_member, setup_form, token
+from .helpers import (
+    NINE,
+    add_members,
+    become_elder,
+    core,
+    create_night,
+    remember_member,
+    setup_form,
+    token,
+)
 
 NIGHT_SECONDS = 240  # a bound against a stalled night, not a speed test
 

@@ -33,6 +33,13 @@ def render(
     return auth.finish(request, response)
 
 
+def render_string(request: Request, name: str, context: dict[str, Any]) -> str:
+    """A template as text, with what every club page gets (viewer, CSRF token, table titles)."""
+    who = auth.viewer(request)
+    ctx = {"request": request, "viewer": who, "csrf": who.csrf, "tables": cn.TABLE_TITLE, **context}
+    return str(request.app.state.templates.env.get_template(name).render(ctx))
+
+
 def redirect(url: str, request: Request | None = None) -> Response:
     response = RedirectResponse(url, status_code=303)
     if request is not None:

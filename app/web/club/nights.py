@@ -4,11 +4,13 @@ part, the online tables' Play links and bots, and deleting a night."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from datetime import date, timedelta
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse, Response
+from markupsafe import Markup
 from sqlmodel import Session
 
 from app.club import Night
@@ -17,7 +19,15 @@ from app.store.db import session_scope
 from app.web.club import auth, identity
 from app.web.club import night_data as cn
 from app.web.club import online as club_online
-from app.web.club.common import db_engine, nice_date, night_or_404, redirect, render, require_elder
+from app.web.club.common import (
+    db_engine,
+    nice_date,
+    night_or_404,
+    redirect,
+    render,
+    render_string,
+    require_elder,
+)
 from app.web.shared.security import set_seat_cookie
 
 router = APIRouter(prefix="/club", tags=["club"])
@@ -119,7 +129,37 @@ def night_page_response(request: Request, night_id: int, *, status: int = 200, *
     with session_scope(db_engine(request)) as session:
         row, results, night = night_or_404(session, night_id)
         ctx = night_context(session, row, results, night, **extra)
-    return render(request, "club/night.html", ctx, status=status)
+    return render_night(request, ctx, status=status)
+
+
+UNTYPED = {"form_errors": {}, "general_errors": [], "typed": {}, "poll_errors": []}
+
+
+def night_body(request: Request, ctx: dict[str, Any]) -> tuple[str, str]:
+    """(the night page's changing part, its stamp). The stamp is taken without this request's
+    form errors and typed values, so a page showing them is not replaced until the night moves."""
+    body = render_string(request, "club/_night_body.html", ctx)
+    plain = body if all(not ctx.get(k) for k in UNTYPED) else render_string(
+        request, "club/_night_body.html", {**ctx, **UNTYPED})
+    return body, hashlib.sha256(plain.encode()).hexdigest()[:16]
+
+
+def render_night(request: Request, ctx: dict[str, Any], *, status: int = 200) -> Response:
+    body, stamp = night_body(request, ctx)
+    return render(request, "club/night.html", {**ctx, "night_body": Markup(body), "stamp": stamp}, status=status)
+
+
+@router.get("/nights/{night_id}/fresh", response_class=HTMLResponse)
+def night_fresh(request: Request, night_id: int, v: str = "") -> Response:
+    """The whole changing part of the night page, or 204 while it is the one the page shows."""
+    with session_scope(db_engine(request)) as session:
+        row, results, night = night_or_404(session, night_id)
+        ctx = night_context(session, row, results, night)
+    body, stamp = night_body(request, ctx)
+    if stamp == v:
+        return auth.finish(request, Response(status_code=204))
+    html = render_string(request, "club/_night_wrap.html", {"row": row, "night_body": Markup(body), "stamp": stamp})
+    return auth.finish(request, HTMLResponse(html, headers={"Cache-Control": "no-store"}))
 
 
 @router.get("/nights/{night_id}", response_class=HTMLResponse)
