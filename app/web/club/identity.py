@@ -32,7 +32,7 @@ from app.web.club import auth
 
 COOKIE = "gurka_member"
 MAX_AGE = 60 * 60 * 24 * 365
-FAILURES_ALLOWED = 5  # wrong links per address ...
+FAILURES_ALLOWED = 20  # wrong links per address (a club night shares one) ...
 FAILURE_WINDOW = 600.0  # ... in this many seconds, then a pause
 
 
