@@ -19,7 +19,16 @@ from app.web.club import table_flow
 from app.web.shared.security import seat_cookie_name
 from tests.conftest import make_settings
 
-from .helpers import NINE, add_members, become_elder, core, create_night, remember_member, setup_form, token
+from .helpers import (
+    NINE,
+    add_members,
+    become_elder,
+    core,
+    create_night,
+    remember_member,
+    setup_form,
+    token,
+)
 
 WAIT = 30.0
 

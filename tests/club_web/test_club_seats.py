@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import re
 
-from app.web.club import auth
-from app.web.club import identity
+from app.web.club import auth, identity
 from app.web.shared.security import seat_cookie_name
 
 from .helpers import (
@@ -91,7 +90,7 @@ def test_another_members_play_never_moves_the_seat(client) -> None:
 
 
 def test_a_new_link_or_forget_revokes_remembered_devices(client) -> None:
-    night_id, chairs, room = online_night(client)
+    night_id, chairs, _room = online_night(client)
     old = personal_link(client, chairs[2])
     assert client.get(old).status_code == 200
     assert play(client, night_id, 2).status_code == 303
