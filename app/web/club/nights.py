@@ -88,6 +88,7 @@ def night_context(
         "tables_now": tables_now,
         "online_playoffs": online_playoffs,
         "standings": night.standings(standings_stage),
+        "places": night.place_labels(standings_stage),
         "carry": night.carry_over,
         "stage": standings_stage,
         "base_done": night.stage == "finals",

@@ -94,7 +94,7 @@ def _result_text(result: dict[str, Any]) -> str:
     out = result.get("out", [])
     if len(out) != 2:
         return ""
-    text = f"{out[0]} went out first, {out[1]} second, {result.get('winner')} was left with the cards."
+    text = f"{out[0]} went out first, {out[1]} second: {result.get('winner')} wins the table."
     agurker = result.get("agurker") or {}
     if agurker:
         text += " Agurker: " + ", ".join(f"{p} {n}" for p, n in agurker.items()) + "."
