@@ -194,7 +194,7 @@ async def play_at_table(request: Request, night_id: int, key: str, chair: int) -
     if not 0 <= chair < len(players):
         raise HTTPException(status_code=404, detail="No such table or seat")
     owner = seat_owner(row, players[chair])
-    me = identity.remembered(request)
+    me = await asyncio.to_thread(identity.remembered, request)  # a database read: off the loop
     if me is None or owner is None or me.member_id != owner:
         return seat_refused(request, row, seat_name=players[chair], me=me)
     link = await club_online.issue_seat(request.app, row, key, chair)
