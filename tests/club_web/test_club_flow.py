@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Iterator
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 
 from app.main import create_app
@@ -75,7 +77,15 @@ def wait_over(room: Any) -> None:
         time.sleep(0.02)
 
 
-def test_a_round_played_by_bots_flows_to_next_and_the_next_tables_room(client: Any) -> None:
+@pytest.fixture
+def both_client(database_url: str) -> Iterator[Any]:
+    """A client on SQLite and on Postgres (when TEST_DATABASE_URL is set)."""
+    with TestClient(create_app(make_settings(database_url))) as client:
+        yield client
+
+
+def test_a_round_played_by_bots_flows_to_next_and_the_next_tables_room(both_client: Any) -> None:
+    client = both_client
     night_id = online_night(client)
     url = f"/club/nights/{night_id}"
     night = core(client, night_id)
