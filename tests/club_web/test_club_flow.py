@@ -205,3 +205,18 @@ def test_a_table_recorded_by_hand_closes_its_room_and_the_form_follows_the_round
     stamp = re.search(r'/fresh\?v=([0-9a-f]+)"', page)
     assert stamp and client.get(f"{url}/fresh?v={stamp.group(1)}").status_code == 204
     assert client.get(f"{url}/fresh?v=stale").status_code == 200
+
+
+def test_panels_lost_in_a_restart_or_made_elsewhere_come_back_by_themselves(client: Any) -> None:
+    """Each process keeps its club panels in memory; a watch re-reads the open online nights every
+    few seconds, so a process that did not record a table (another process did, or it was
+    restarted) shows the same panels soon after, pushed to the room's sockets."""
+    night_id = online_night(client)
+    slug = rooms_of(client, night_id)["base-1-taber"]["slug"]
+    with client.websocket_connect(f"/r/{slug}/ws") as ws:
+        frames_until(ws, "Taberbord, base round 1")
+        table_flow.panels_of(client.app).clear()  # as if this process had never computed them
+        started = time.monotonic()
+        frames_until(ws, "Taberbord, base round 1")  # pushed again by the watch
+        assert time.monotonic() - started < table_flow.WATCH_SECONDS + 3
+    assert "Taberbord, base round 1" in client.get(f"/r/{slug}").text

@@ -159,12 +159,21 @@ def _load(app: FastAPI, night_id: int) -> dict[str, TablePanel]:
 
 
 async def refresh(app: FastAPI, night_id: int) -> None:
-    """Recompute the night's panels and push every room whose panel changed."""
-    try:
-        fresh = await asyncio.to_thread(_load, app, night_id)
-    except Exception:
-        log.exception("night %s: could not compute its table panels", night_id)
-        return
+    """Recompute the night's panels and push every room whose panel changed. Serialised, so a
+    slower, older read never overwrites a newer one."""
+    lock = getattr(app.state, "club_panels_lock", None)
+    if lock is None:
+        lock = app.state.club_panels_lock = asyncio.Lock()
+    async with lock:
+        try:
+            fresh = await asyncio.to_thread(_load, app, night_id)
+        except Exception:
+            log.exception("night %s: could not compute its table panels", night_id)
+            return
+        _apply(app, fresh)
+
+
+def _apply(app: FastAPI, fresh: dict[str, TablePanel]) -> None:
     panels = panels_of(app)
     manager = manager_of(app)
     for slug, panel in fresh.items():
@@ -179,6 +188,30 @@ async def refresh(app: FastAPI, night_id: int) -> None:
         if panel.state == "closed" and (before is None or before.state != "closed"):
             for conn in list(room.connections):
                 room.tell(conn, HAND_CLOSED, "info", with_table=False)
+
+
+WATCH_SECONDS = 3.0
+
+
+def _open_online_nights(app: FastAPI) -> set[int]:
+    with session_scope(app.state.engine) as session:
+        return {n.id for n in store.list_nights(session, status="open") if n.mode == "online" and n.id is not None}
+
+
+async def watch(app: FastAPI) -> None:
+    """Keep this process's panels fresh when another process (or a restart) moved a night on:
+    every few seconds each open online night's panels are recomputed (pushed only if changed);
+    a night that just ended is refreshed once more for its final "the night is over"."""
+    seen: set[int] = set()
+    while True:
+        try:
+            now_open = await asyncio.to_thread(_open_online_nights, app)
+            for night_id in sorted(now_open | seen):
+                await refresh(app, night_id)
+            seen = now_open
+        except Exception:
+            log.exception("club panels: the watch could not read the nights")
+        await asyncio.sleep(WATCH_SECONDS)
 
 
 def panel_html(app: FastAPI, room: LiveRoom, seat: int | None) -> str:
