@@ -95,3 +95,17 @@ def hall_of_fame_by_year(nights: Iterable[NightSummary]) -> dict[int, list[HallO
     nights = list(nights)
     years = sorted({n.on.year for n in nights})
     return {y: hall_of_fame_table(nights, y) for y in years}
+
+
+def shared_ranks(rows: Iterable[HallOfFameRow]) -> dict[str, str]:
+    """Each player's rank in a table sorted best first, as shown: players level on everything
+    that ranks (points, wins, podiums, average place, nights) share their place, marked "=",
+    and the next place is skipped ("1=", "1=", "3")."""
+    rows = list(rows)
+    key = [(r.points, r.wins, r.podiums, r.average_place, r.nights) for r in rows]
+    ranks: dict[str, str] = {}
+    for i, row in enumerate(rows):
+        first = key.index(key[i]) + 1
+        shared = key.count(key[i]) > 1
+        ranks[row.player] = f"{first}=" if shared else str(first)
+    return ranks

@@ -22,7 +22,7 @@ from app.club.night_rounds import NightRounds
 from app.club.seating import (
     final_groups,
 )
-from app.club.standings import StandingRow, order_rows, tally, tie_groups
+from app.club.standings import StandingRow, order_rows, place_labels, tally, tie_groups
 
 
 class NightFinals(NightRounds):
@@ -71,6 +71,18 @@ class NightFinals(NightRounds):
                 order_rows(self._final_table_rows(table).values(), self._playoffs["finals"])
             )
         return rows
+
+    def place_labels(self, stage: Stage | None = None) -> list[str]:
+        """The place shown beside each row of :meth:`standings`: players still level after
+        every tie-break (no playoff yet) share it ("1=", "1="); in the finals, per final table."""
+        stage = stage or self._stage
+        rows = self.standings(stage)
+        if stage == "base":
+            return place_labels(rows, self._playoffs["base"])
+        labels: list[str] = []
+        for start in range(0, len(rows), 3):
+            labels.extend(place_labels(rows[start:start + 3], self._playoffs["finals"], first=start + 1))
+        return labels
 
     def placement(self) -> list[str]:
         """The nine players, 1st to 9th (RULES.md §7.4), once the night is done."""

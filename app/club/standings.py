@@ -90,3 +90,19 @@ def tie_groups(
             groups.append([r.player for r in current])
         current = [row] if row is not None else []
     return groups
+
+
+def place_labels(rows: Sequence[StandingRow], playoffs: Sequence[Sequence[str]] = (),
+                 *, first: int = 1) -> list[str]:
+    """The place shown for each row (rows best first, numbered from `first`): players level on
+    every tie-break and not separated by a playoff share their place ("1=", "1=", "3")."""
+    tied = {p for g in tie_groups(rows, playoffs) for p in g}
+    labels: list[str] = []
+    for i, row in enumerate(rows):
+        start = i
+        while start > 0 and row.player in tied and rows[start - 1].player in tied \
+                and tie_key(rows[start - 1]) == tie_key(row):
+            start -= 1
+        shared = row.player in tied
+        labels.append(f"{first + start}=" if shared else str(first + i))
+    return labels

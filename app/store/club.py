@@ -33,6 +33,10 @@ class Member(SQLModel, table=True):
     password_hash: str | None = Field(default=None, max_length=255)
     active: bool = Field(default=True)
     created_at: datetime = Field(default_factory=_now)
+    # The member's personal link (sha256 of its secret; the secret itself is never stored) and
+    # the epoch of the devices that remember them: a new link or "forget devices" bumps it.
+    link_hash: str | None = Field(default=None, max_length=64)
+    device_epoch: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
 
 
 class Night(SQLModel, table=True):
@@ -52,6 +56,7 @@ class Night(SQLModel, table=True):
     winner: str | None = Field(default=None, max_length=40)
     created_by: str = Field(default="", max_length=40)
     created_at: datetime = Field(default_factory=_now)
+    turn_seconds: int = Field(default=60, sa_column_kwargs={"server_default": "60"})  # online tables' turn timer
 
 
 class NightResult(SQLModel, table=True):
@@ -166,6 +171,22 @@ def get_member_by_name(session: Session, *, name: str) -> Member | None:
     return found
 
 
+def get_member_by_link(session: Session, *, link_hash: str) -> Member | None:
+    return session.exec(select(Member).where(Member.link_hash == link_hash)).first()
+
+
+def set_member_link(session: Session, *, member_id: int, link_hash: str | None) -> Member:
+    """A new personal link (or none) for a member; every device that remembered them forgets."""
+    member = session.get(Member, member_id)
+    if member is None:
+        raise LookupError(f"no member {member_id}")
+    member.link_hash = link_hash
+    member.device_epoch += 1
+    session.add(member)
+    session.flush()
+    return member
+
+
 def list_members(session: Session, *, active_only: bool = False) -> list[Member]:
     query = select(Member).order_by(func.lower(Member.name))
     if active_only:
@@ -212,10 +233,11 @@ def create_night(
     mode: str = "hand",
     created_by: str = "",
     state: dict[str, Any] | None = None,
+    turn_seconds: int = 60,
 ) -> Night:
     night = Night(
         date=day, host=host, seed=seed, players=players, start=start, mode=mode,
-        created_by=created_by, state=state or {},
+        created_by=created_by, state=state or {}, turn_seconds=turn_seconds,
     )
     session.add(night)
     session.flush()

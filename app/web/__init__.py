@@ -10,12 +10,14 @@ down), and stops the manager.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
 from app.web.club import online as club_online
+from app.web.club import table_flow as club_flow
 from app.web.club.router import router as club_router
 from app.web.state import manager_of, templates_of
 from app.web.table import pages, rejoin, websocket
@@ -37,7 +39,11 @@ async def running(app: FastAPI) -> AsyncIterator[None]:
     club_online.install(app)
     await manager.start()
     await club_online.catch_up(app)  # results of games that ended while the app was down
+    watcher = asyncio.create_task(club_flow.watch(app))  # club rooms follow other processes
     try:
         yield
     finally:
+        watcher.cancel()
+        await asyncio.gather(watcher, return_exceptions=True)
+        await club_online.stop(app)
         await manager.stop()

@@ -6,10 +6,12 @@ manager and the table's card helpers into the templates, and both areas use it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from fastapi import FastAPI, Request, WebSocket
 from fastapi.templating import Jinja2Templates
+from markupsafe import Markup
 from starlette.requests import HTTPConnection
 
 from app.rooms import LiveRoom, RoomManager
@@ -29,6 +31,22 @@ def templates_of(app: FastAPI) -> Jinja2Templates:
     return templates
 
 
+RoomPanel = Callable[[LiveRoom, "int | None"], str]
+
+
+def room_panels(app: FastAPI) -> list[RoomPanel]:
+    """Hook: extra HTML that other areas (the club) add to a room's table, per seat. Each panel
+    must be cheap and in memory: it runs on every push."""
+    panels: list[RoomPanel] | None = getattr(app.state, "room_panels", None)
+    if panels is None:
+        panels = app.state.room_panels = []
+    return panels
+
+
+def extra_panels(app: FastAPI, room: LiveRoom, seat: int | None) -> Markup:
+    return Markup("".join(panel(room, seat) for panel in room_panels(app)))
+
+
 def manager_of(app: FastAPI) -> RoomManager:
     """The app's room manager, created (and every stored room brought back) on first use."""
     manager = getattr(app.state, "rooms", None)
@@ -39,6 +57,7 @@ def manager_of(app: FastAPI) -> RoomManager:
         def render_table(room: LiveRoom, seat: int | None) -> str:
             ctx = table_context(room, seat)
             ctx["status_text"] = status_line(ctx)
+            ctx["extra_panels"] = extra_panels(app, room, seat)
             return render_block(templates, "table/room.html", "table", ctx)
 
         def render_notice(message: str, level: str) -> str:

@@ -74,3 +74,14 @@ def test_summary_validation() -> None:
         NightSummary(date(2024, 1, 1), tuple(NINE[:8]))
     with pytest.raises(ValueError, match="Kim has bar røv on 2024-01-01 but did not play"):
         NightSummary(date(2024, 1, 1), tuple(NINE), bar_rov={"Kim": 1})
+
+
+def test_shared_first_place_is_shown_as_shared() -> None:
+    from app.club.hall_of_fame import HallOfFameRow, shared_ranks
+
+    rows = [
+        HallOfFameRow("Bodil", 17, 2, 1, 2, 1.5, 0, 0),
+        HallOfFameRow("Egon", 17, 2, 1, 2, 1.5, 0, 0),
+        HallOfFameRow("Frej", 9, 1, 1, 1, 1.0, 0, 0),
+    ]
+    assert shared_ranks(rows) == {"Bodil": "1=", "Egon": "1=", "Frej": "3"}

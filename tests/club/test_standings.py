@@ -55,3 +55,20 @@ def test_tally_counts_places_bar_rov_agurker_and_carry() -> None:
     assert rows["A"] == StandingRow("A", 6, 0, 0, 1, 1, 1)
     assert rows["B"] == StandingRow("B", 6, 0, 1, 1, 0, 2)
     assert rows["C"] == StandingRow("C", 5, 1, 1, 0, 1, 0)
+
+
+def test_players_level_on_every_tie_break_share_their_place_until_a_playoff() -> None:
+    from app.club.standings import StandingRow, order_rows, place_labels
+
+    rows = order_rows([
+        StandingRow("Bo", 3, 0, 1, 0, 0, 0),
+        StandingRow("Ann", 3, 0, 1, 0, 0, 0),
+        StandingRow("Cy", 5, 0, 0, 1, 0, 0),
+        StandingRow("Di", 6, 0, 0, 0, 1, 0),
+        StandingRow("Ed", 6, 0, 0, 0, 1, 0),
+    ])
+    assert place_labels(rows) == ["1=", "1=", "3", "4=", "4="]
+    settled = order_rows(rows, [["Bo", "Ann"]])
+    assert [r.player for r in settled][:2] == ["Bo", "Ann"]
+    assert place_labels(settled, [["Bo", "Ann"]]) == ["1", "2", "3", "4=", "4="]
+    assert place_labels(rows, first=4)[:3] == ["4=", "4=", "6"]

@@ -147,3 +147,19 @@ def finished_night_in_store(engine: Any, *, ids: dict[str, int], players: list[s
                              result=result.to_dict(), recorded_by="test")
         cn.save_state(session, row, night)
         return row.id  # type: ignore[return-value]
+
+
+def personal_link(client: Any, name: str) -> str:
+    """An elder makes `name`'s personal link; returns its path (/club/me/...)."""
+    member_id = member_ids(client)[name]
+    response = client.post(f"/club/members/{member_id}/link", data={"csrf": token(client, "/club/members")})
+    assert response.status_code == 200, response.text
+    found = re.search(r'value="https?://[^/"]+(/club/me/[^"]+)"', response.text)
+    assert found, "the page shows no personal link"
+    return found.group(1)
+
+
+def remember_member(client: Any, name: str) -> None:
+    """This client's device remembers `name` (the elder sends the link, the member opens it)."""
+    response = client.get(personal_link(client, name))
+    assert response.status_code == 200 and f"knows you as <strong>{name}</strong>" in response.text

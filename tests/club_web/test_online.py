@@ -10,7 +10,16 @@ from app.store import club as store
 from app.store.db import session_scope
 from app.web.club import online as club_online
 
-from .helpers import NINE, add_members, become_elder, core, create_night, setup_form, token
+from .helpers import (
+    NINE,
+    add_members,
+    become_elder,
+    core,
+    create_night,
+    remember_member,
+    setup_form,
+    token,
+)
 
 
 def test_an_online_round_with_bots_is_recorded_automatically(client) -> None:
@@ -34,7 +43,8 @@ def test_an_online_round_with_bots_is_recorded_automatically(client) -> None:
     assert [room.seats[i].name for i in range(3)] == chairs  # seated in chair order
     assert room.status == "playing"
 
-    # a player's link puts the seat cookie on the room's path and opens the room
+    # a member's Play puts the seat cookie on the room's path and opens the room
+    remember_member(client, chairs[1])
     response = client.post(f"{url}/play/base-1-vinder/1", data={"csrf": token(client, url)},
                            follow_redirects=False)
     assert response.headers["location"] == f"/r/{room.slug}"

@@ -7,6 +7,7 @@ Screenshots go to /tmp/shots/club (phone 390 px and laptop).
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import socket
@@ -63,7 +64,8 @@ def server(tmp_path: Path) -> Iterator[str]:
     engine.dispose()
     port = free_port()
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("PYTEST")},
-           "DATABASE_URL": url, "SECRET_KEY": "club-e2e-secret", "BOT_DELAY": "0"}
+           "DATABASE_URL": url, "SECRET_KEY": "club-e2e-secret", "BOT_DELAY": "0",
+           "SEAT_TAKEOVER_SECONDS": "0"}
     log = (tmp_path / "server.log").open("wb")
     proc = subprocess.Popen(
         [sys.executable, "-m", "uvicorn", "app.main:create_app", "--factory", "--host", "127.0.0.1",
@@ -184,5 +186,120 @@ def test_elder_sets_up_a_night_and_a_member_follows_it(server: str) -> None:
             elder.goto(member.url)
             shot(elder, "player_laptop")
             member_ctx.close()
+        finally:
+            browser.close()
+
+
+def play_my_turns(page, *, until: str, limit: float = 240.0) -> None:  # type: ignore[no-untyped-def]
+    """Play the member's seat by clicking cards (the first legal play) until `until` shows."""
+    deadline = time.monotonic() + limit
+    while not page.locator(until).count():
+        assert time.monotonic() < deadline, "the table's game did not end"
+        table = page.locator("#table")
+        mode = table.get_attribute("data-mode") if table.count() else None
+        version = table.get_attribute("data-version") if table.count() else None
+        if mode == "play":
+            page.locator(".hand button.cardbtn.playable").first.click()
+        elif mode == "select":
+            hand = page.locator("[data-hand][data-select]")
+            wanted = set(json.loads(hand.get_attribute("data-legal") or "[]")[0].split()[1:])
+            buttons = hand.locator("button.cardbtn")
+            for i in range(buttons.count()):
+                button = buttons.nth(i)
+                if (button.get_attribute("aria-pressed") == "true") != (button.get_attribute("data-code") in wanted):
+                    button.click()
+            page.locator("[data-send-selection]").click()
+        else:
+            page.wait_for_timeout(50)
+            continue
+        # the push after our move (a refused click is simply retried with the fresh table)
+        page.wait_for_function(
+            f"() => document.querySelector('#table')?.dataset.version !== '{version}'"
+            " || document.querySelector('#notice .toast')", timeout=10_000)
+
+
+def test_a_club_round_flows_from_play_to_next_without_the_night_page(server: str) -> None:
+    """A member proves who they are once (the personal link an elder sends), presses Play next to
+    their own name, plays their table to its end on a phone, and goes on with "Next: …" from the
+    room page; the elder lets bots play the other (absent) seats. Screenshots: the club room
+    after its game (phone and laptop) and the live night page (laptop and phone)."""
+    from playwright.sync_api import expect, sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            elder = browser.new_page(viewport=LAPTOP)
+            elder.goto(f"{server}/club/login")
+            elder.get_by_label("Name").fill("Elsa")
+            elder.get_by_label("Password").fill(ELDER_PASSWORD)
+            elder.get_by_role("button", name="Log in").click()
+            elder.goto(f"{server}/club/nights/new")
+            elder.locator("#mode").select_option("online")
+            elder.locator("#turn_seconds").fill("45")
+            elder.get_by_role("button", name="Draw lots and open the night").click()
+            expect(elder.locator(".round-label")).to_have_text("Base round 1 of 16")
+            expect(elder.get_by_text("played online, 45 s a turn")).to_be_visible()
+            night_url = elder.url
+            label = elder.locator(".club-table.t-vinder button.play-link").first.get_attribute("aria-label")
+            me = (label or "").removeprefix("Play as ")
+            assert me in NINE
+
+            # the elder makes the member's personal link (sent by text message, say)
+            elder.goto(f"{server}/club/members")
+            row = elder.locator("li.member").filter(
+                has=elder.locator(".member-head .name", has_text=re.compile(rf"^\s*{me}\s*$")))
+            row.locator("summary").click()
+            row.get_by_role("button", name="Make personal link").click()
+            link = elder.locator("input.copy-link").input_value()
+
+            # the member on a phone: opens the link once, then a Play next to someone else moves
+            # nobody, and their own Play seats them
+            ctx = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True, has_touch=True)
+            member = ctx.new_page()
+            member.goto(link)
+            expect(member.get_by_role("heading", name=f"Hello {me}")).to_be_visible()
+            member.goto(night_url)
+            expect(member.locator(".club-who .me")).to_contain_text(me)
+            other = member.locator(".club-table.t-vinder button.play-link").nth(1)
+            other_name = (other.get_attribute("aria-label") or "").removeprefix("Play as ")
+            other.click()
+            expect(member.get_by_role("alert")).to_contain_text(f"This seat is {other_name}'s. Are you {other_name}?")
+            member.go_back()
+            member.get_by_role("button", name=f"Play as {me}").click()
+            expect(member).to_have_url(re.compile(r"/r/[\w-]+$"))
+            first_room = member.url
+            expect(member.locator(".club-panel-title")).to_contain_text("Vinderbord, base round 1")
+
+            # the elder: bots for the absent, at every table (accepted at once, back to the night)
+            elder.goto(night_url)
+            for i in range(3):
+                elder.locator("form[action*='/bots/'] button").nth(i).click()
+                expect(elder).to_have_url(night_url)
+
+            # the member plays to the end of the game and goes on from the room page
+            play_my_turns(member, until=".club-panel .club-next, .club-panel .club-wait")
+            expect(member.locator(".club-panel .club-result")).to_contain_text("went out first")
+            next_button = member.locator(".club-panel .club-next button")
+            expect(next_button).to_contain_text(re.compile(r"Next: \w+, base round 2 — Play"), timeout=30_000)
+            shot(member, "room_after_game_phone")
+            member.set_viewport_size(LAPTOP)
+            shot(member, "room_after_game_laptop")
+            member.set_viewport_size(PHONE)
+            target = next_button.inner_text().removeprefix("Next: ").removesuffix(" — Play")
+            next_button.click()
+            expect(member).not_to_have_url(first_room)
+            expect(member.locator(".club-panel-title")).to_contain_text(target)
+            expect(member.locator(".seat.me")).to_contain_text(me)
+            assert "/club/nights" not in member.url
+
+            # the night page is live: it shows round 2 and the form records round 2 only
+            elder.goto(night_url)
+            expect(elder.locator(".round-label")).to_have_text("Base round 2 of 16")
+            expect(elder.locator("input[name=round][value='1']")).to_have_count(0)
+            shot(elder, "night_online_laptop")
+            watcher = browser.new_page(viewport=PHONE)
+            watcher.goto(night_url)
+            shot(watcher, "night_online_phone")
+            ctx.close()
         finally:
             browser.close()

@@ -14,7 +14,7 @@ from sqlmodel import Session
 
 from app.club import Night
 from app.store import club as store
-from app.web.club import auth
+from app.web.club import auth, identity
 from app.web.club import night_data as cn
 
 NAME_MAX = 40
@@ -30,9 +30,18 @@ def render(
     request: Request, name: str, context: dict[str, Any] | None = None, *, status: int = 200
 ) -> Response:
     who = auth.viewer(request)
-    ctx = {"viewer": who, "csrf": who.csrf, "tables": cn.TABLE_TITLE, **(context or {})}
+    ctx = {"viewer": who, "csrf": who.csrf, "tables": cn.TABLE_TITLE, "me": identity.remembered(request),
+           **(context or {})}
     response = request.app.state.templates.TemplateResponse(request, name, ctx, status_code=status)
     return auth.finish(request, response)
+
+
+def render_string(request: Request, name: str, context: dict[str, Any]) -> str:
+    """A template as text, with what every club page gets (viewer, CSRF token, table titles)."""
+    who = auth.viewer(request)
+    ctx = {"request": request, "viewer": who, "csrf": who.csrf, "tables": cn.TABLE_TITLE,
+           "me": identity.remembered(request), **context}
+    return str(request.app.state.templates.env.get_template(name).render(ctx))
 
 
 def redirect(url: str, request: Request | None = None) -> Response:

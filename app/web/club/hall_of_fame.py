@@ -8,6 +8,7 @@ from urllib.parse import quote
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse, Response
 
+from app.club.hall_of_fame import shared_ranks
 from app.store import club as store
 from app.store.db import session_scope
 from app.web.club import night_data as cn
@@ -36,7 +37,7 @@ def hall_of_fame(request: Request, sort: str = "points", year: str = "") -> Resp
     chosen_year = int(year) if year.isdigit() and int(year) in years else None
     sort = sort if sort in cn.SORTS else "points"
     rows = cn.table_for(played, chosen_year)
-    rank = {r.player: i for i, r in enumerate(rows, start=1)}
+    rank = shared_ranks(rows)
     return render(
         request,
         "club/hall_of_fame.html",

@@ -15,8 +15,8 @@ from app.store.db import session_scope
 from app.web.club import auth
 from app.web.club import night_data as cn
 from app.web.club import online as club_online
-from app.web.club.common import db_engine, night_or_404, redirect, render, require_elder
-from app.web.club.nights import night_context
+from app.web.club.common import db_engine, night_or_404, redirect, require_elder
+from app.web.club.nights import night_context, render_night
 
 router = APIRouter(prefix="/club", tags=["club"])
 
@@ -103,7 +103,7 @@ async def record_result(request: Request, night_id: int) -> Response:
                 session, row, results, night, form_errors={table: errors}, typed={table: typed}
             )
     if errors:
-        return render(request, "club/night.html", ctx, status=422)
+        return render_night(request, ctx, status=422)
     if row.mode == "online":
         await club_online.advance(request.app, night_id)
     return redirect(f"/club/nights/{night_id}#record", request)
@@ -153,7 +153,7 @@ async def record_playoff(request: Request, night_id: int) -> Response:
                 typed={f"playoff{group_no}": typed},
             )
     if errors:
-        return render(request, "club/night.html", ctx, status=422)
+        return render_night(request, ctx, status=422)
     if row.mode == "online":
         await club_online.advance(request.app, night_id)
     return redirect(f"/club/nights/{night_id}#record", request)

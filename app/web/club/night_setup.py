@@ -51,7 +51,8 @@ def _setup_defaults(session: Session) -> dict[str, Any]:
             day = cn.poll_view(poll, None, members, date.today())["chosen"] or day
     while len(players) < PLAYERS:
         players.append({"player": "", "new": "", "for": "", "table": "auto"})
-    return {"date": day.isoformat(), "host": host, "mode": "hand", "rows": players[:PLAYERS]}
+    return {"date": day.isoformat(), "host": host, "mode": "hand", "turn_seconds": str(TURN_DEFAULT),
+            "rows": players[:PLAYERS]}
 
 
 def _setup_page(request: Request, typed: dict[str, Any], errors: list[str], status: int = 200) -> Response:
@@ -100,9 +101,13 @@ async def new_night_submit(request: Request) -> Response:
         "date": str(form.get("date") or ""),
         "host": clean_name(form.get("host")),  # type: ignore[arg-type]
         "mode": "online" if form.get("mode") == "online" else "hand",
+        "turn_seconds": str(form.get("turn_seconds") or TURN_DEFAULT).strip(),
         "rows": rows,
     }
     errors: list[str] = []
+    turn_seconds = parse_turn_seconds(typed["turn_seconds"])
+    if turn_seconds is None:
+        errors.append(f"The turn timer is 0 (off) or {TURN_MIN} to {TURN_MAX} seconds.")
     day = parse_date(typed["date"])
     if day is None:
         errors.append("Choose the night's date.")
@@ -184,7 +189,7 @@ async def new_night_submit(request: Request) -> Response:
                         p["member_id"] = member.id
             night_row = store.create_night(
                 session, day=day, host=host, seed=seed, players=players, start=start or {},  # type: ignore[arg-type]
-                mode=typed["mode"], created_by=who.name or "",
+                mode=typed["mode"], created_by=who.name or "", turn_seconds=turn_seconds or 0,
             )
             cn.save_state(session, night_row, cn.replay(night_row, []))
             night_id = night_row.id
@@ -193,6 +198,18 @@ async def new_night_submit(request: Request) -> Response:
     if typed["mode"] == "online":
         await club_online.advance(request.app, night_id)  # type: ignore[arg-type]
     return redirect(f"/club/nights/{night_id}", request)
+
+
+TURN_DEFAULT = 60
+TURN_MIN, TURN_MAX = 10, 600
+
+
+def parse_turn_seconds(raw: str) -> int | None:
+    """The night's turn timer from its form: 0 (off) or 10-600 seconds; None if neither."""
+    if not raw.isdigit() or len(raw) > 4:
+        return None
+    value = int(raw)
+    return value if value == 0 or TURN_MIN <= value <= TURN_MAX else None
 
 
 def _start_message(text: str) -> str:

@@ -3,20 +3,31 @@ part, the online tables' Play links and bots, and deleting a night."""
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
 from datetime import date, timedelta
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse, Response
+from markupsafe import Markup
 from sqlmodel import Session
 
 from app.club import Night
 from app.store import club as store
 from app.store.db import session_scope
-from app.web.club import auth
+from app.web.club import auth, identity
 from app.web.club import night_data as cn
 from app.web.club import online as club_online
-from app.web.club.common import db_engine, nice_date, night_or_404, redirect, render, require_elder
+from app.web.club.common import (
+    db_engine,
+    nice_date,
+    night_or_404,
+    redirect,
+    render,
+    render_string,
+    require_elder,
+)
 from app.web.shared.security import set_seat_cookie
 
 router = APIRouter(prefix="/club", tags=["club"])
@@ -77,6 +88,7 @@ def night_context(
         "tables_now": tables_now,
         "online_playoffs": online_playoffs,
         "standings": night.standings(standings_stage),
+        "places": night.place_labels(standings_stage),
         "carry": night.carry_over,
         "stage": standings_stage,
         "base_done": night.stage == "finals",
@@ -118,7 +130,37 @@ def night_page_response(request: Request, night_id: int, *, status: int = 200, *
     with session_scope(db_engine(request)) as session:
         row, results, night = night_or_404(session, night_id)
         ctx = night_context(session, row, results, night, **extra)
-    return render(request, "club/night.html", ctx, status=status)
+    return render_night(request, ctx, status=status)
+
+
+UNTYPED: dict[str, Any] = {"form_errors": {}, "general_errors": [], "typed": {}, "poll_errors": []}
+
+
+def night_body(request: Request, ctx: dict[str, Any]) -> tuple[str, str]:
+    """(the night page's changing part, its stamp). The stamp is taken without this request's
+    form errors and typed values, so a page showing them is not replaced until the night moves."""
+    body = render_string(request, "club/_night_body.html", ctx)
+    plain = body if all(not ctx.get(k) for k in UNTYPED) else render_string(
+        request, "club/_night_body.html", {**ctx, **UNTYPED})
+    return body, hashlib.sha256(plain.encode()).hexdigest()[:16]
+
+
+def render_night(request: Request, ctx: dict[str, Any], *, status: int = 200) -> Response:
+    body, stamp = night_body(request, ctx)
+    return render(request, "club/night.html", {**ctx, "night_body": Markup(body), "stamp": stamp}, status=status)
+
+
+@router.get("/nights/{night_id}/fresh", response_class=HTMLResponse)
+def night_fresh(request: Request, night_id: int, v: str = "") -> Response:
+    """The whole changing part of the night page, or 204 while it is the one the page shows."""
+    with session_scope(db_engine(request)) as session:
+        row, results, night = night_or_404(session, night_id)
+        ctx = night_context(session, row, results, night)
+    body, stamp = night_body(request, ctx)
+    if stamp == v:
+        return auth.finish(request, Response(status_code=204))
+    html = render_string(request, "club/_night_wrap.html", {"row": row, "night_body": Markup(body), "stamp": stamp})
+    return auth.finish(request, HTMLResponse(html, headers={"Cache-Control": "no-store"}))
 
 
 @router.get("/nights/{night_id}", response_class=HTMLResponse)
@@ -137,14 +179,24 @@ def night_live(request: Request, night_id: int) -> Response:
 
 @router.post("/nights/{night_id}/play/{key}/{chair}")
 async def play_at_table(request: Request, night_id: int, key: str, chair: int) -> Response:
-    """A player's way into their online table: a fresh token for their seat (the previous one
-    stops working: this is how a player takes their seat back on another device), the room's
-    seat cookie, then the room. A POST, so that no link preview or prefetch takes a seat."""
+    """A member's way into their own online table: only the member of that chair, on a device
+    that remembers them (`identity`), gets a fresh token for the seat (the previous one stops
+    working: this is how a member takes their seat back on another device), the room's seat
+    cookie, then the room. Anyone else is told whose seat it is and nothing moves. A POST, so
+    that no link preview or prefetch takes a seat."""
     await auth.check_csrf(request)
     with session_scope(db_engine(request)) as session:
         row = store.get_night(session, night_id=night_id)
     if row is None:
         raise HTTPException(status_code=404, detail="No such night")
+    entry = club_online.room_entry(row, key)
+    players = entry.get("players", []) if entry else []
+    if not 0 <= chair < len(players):
+        raise HTTPException(status_code=404, detail="No such table or seat")
+    owner = seat_owner(row, players[chair])
+    me = await asyncio.to_thread(identity.remembered, request)  # a database read: off the loop
+    if me is None or owner is None or me.member_id != owner:
+        return seat_refused(request, row, seat_name=players[chair], me=me)
     link = await club_online.issue_seat(request.app, row, key, chair)
     if link is None:
         raise HTTPException(status_code=404, detail="No such table or seat")
@@ -156,32 +208,30 @@ async def play_at_table(request: Request, night_id: int, key: str, chair: int) -
     return response
 
 
+def seat_owner(row: store.Night, name: str) -> int | None:
+    """The member who plays under `name` at this night (a stand-in plays as themself)."""
+    for p in row.players:
+        if p.get("name") == name and isinstance(p.get("member_id"), int):
+            return int(p["member_id"])
+    return None
+
+
+def seat_refused(request: Request, row: store.Night, *, seat_name: str, me: identity.Member | None) -> Response:
+    """Pressing Play next to someone else's name (or on a device that does not know its member)."""
+    return render(request, "club/seat_refused.html",
+                  {"row": row, "seat_name": seat_name, "me": me}, status=403)
+
+
 @router.post("/nights/{night_id}/bots/{key}", response_class=HTMLResponse)
 async def bots_for_absent(request: Request, night_id: int, key: str) -> Response:
-    """An elder lets bots play the seats of players who are not at their online table."""
-    from app.rooms import Refused
-    from app.web.state import manager_of
-
+    """An elder's wish that bots play the seats of players who are not at their online table:
+    accepted at once, kept with the night, carried out as soon as the room allows (a player
+    away only briefly gets their grace time first). Back to the night page (POST-redirect-GET)."""
     await auth.check_csrf(request)
     require_elder(request)
-    with session_scope(db_engine(request)) as session:
-        row = store.get_night(session, night_id=night_id)
-        if row is None:
-            raise HTTPException(status_code=404, detail="No such night")
-        entry = club_online.room_entry(row, key)
-    room = manager_of(request.app).get(entry["slug"]) if entry else None
-    if room is None:
+    if not await asyncio.to_thread(club_online.wish_bots, request.app, night_id, key):
         raise HTTPException(status_code=404, detail="No such table")
-    problems: list[str] = []
-    for seat in list(room.seats):
-        if room.seats[seat].botted or seat in room.present():
-            continue
-        try:
-            await room.hand_to_bot(room.host, seat)
-        except Refused as exc:
-            problems.append(str(exc))
-    if problems:
-        return night_page_response(request, night_id, status=409, form_errors={"bots": problems})
+    await club_online.apply_bot_wishes(request.app, night_id)
     return redirect(f"/club/nights/{night_id}", request)
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from typing import Any
+from typing import Any, cast
 
 from fastapi import FastAPI
 
@@ -25,11 +25,13 @@ from app.rooms import LiveRoom, Refused, RoomManager
 from app.store import club as store
 from app.store.db import session_scope
 from app.web.club import night_data as cn
+from app.web.club import table_flow
 from app.web.state import manager_of
 
 log = logging.getLogger("gurka.club.online")
 
 PRESET = "gurka-night"
+DEFAULT_TURN_SECONDS = 60
 MAX_ONLINE_PLAYOFF = 7  # gurka-night seats 2-7; a larger playoff is recorded by hand
 
 
@@ -78,6 +80,7 @@ def install(app: FastAPI) -> None:
     if getattr(app.state, "club_online_installed", False):
         return
     app.state.club_online_installed = True
+    table_flow.install(app)
 
     async def on_game_over(room: LiveRoom) -> None:
         night_id = night_of_room(app, room.slug)
@@ -117,7 +120,9 @@ async def advance(app: FastAPI, night_id: int) -> None:
     async with _lock(app):
         for _ in range(100):  # a round may complete and open the next one
             if not await _step(app, night_id):
-                return
+                break
+    await table_flow.refresh(app, night_id)
+    await apply_bot_wishes(app, night_id)
 
 
 async def _step(app: FastAPI, night_id: int) -> bool:
@@ -176,8 +181,12 @@ async def _open(app: FastAPI, manager: RoomManager, night_id: int, rooms: dict[s
                 players: list[str], dealer: int) -> None:
     """A table's room, seated in chair order with its first dealer; remembered in the night (and
     in `rooms`, the caller's copy of the night's rooms)."""
+    with session_scope(app.state.engine) as session:
+        night_row = store.get_night(session, night_id=night_id)
+        turn_seconds = night_row.turn_seconds if night_row is not None else DEFAULT_TURN_SECONDS
     try:
-        room = await manager.create_table(preset=PRESET, options={}, names=players, dealer=dealer)
+        room = await manager.create_table(preset=PRESET, options={}, names=players, dealer=dealer,
+                                          turn_seconds=turn_seconds)
     except Refused:
         log.exception("night %s: could not open the room for %s", night_id, key)
         return
@@ -252,3 +261,76 @@ async def issue_seat(app: FastAPI, row: store.Night, key: str, chair: int) -> tu
     except Refused:
         return None
     return room.slug, token
+
+
+# ------------------------------------------------------------------ bots for the absent
+
+
+def wish_bots(app: FastAPI, night_id: int, key: str) -> bool:
+    """Record an elder's wish that bots play the absent seats of a table (kept across restarts
+    in `nights.state["bots"]`). False if there is no such table."""
+    with session_scope(app.state.engine) as session:
+        row = store.get_night(session, night_id=night_id)
+        if row is None or room_entry(row, key) is None:
+            return False
+        wishes = list(row.state.get("bots", []))
+        if key not in wishes:
+            store.save_night_state(session, night_id=night_id, state={**row.state, "bots": [*wishes, key]},
+                                   status=row.status, winner=row.winner)
+    return True
+
+
+async def apply_bot_wishes(app: FastAPI, night_id: int) -> None:
+    """Start carrying out every wished-for table whose room is still playing."""
+    with session_scope(app.state.engine) as session:
+        row = store.get_night(session, night_id=night_id)
+        if row is None:
+            return
+        slugs = [e["slug"] for k in row.state.get("bots", []) if (e := room_entry(row, k)) is not None]
+    tasks = _bot_tasks(app)
+    for slug in slugs:
+        if slug not in tasks or tasks[slug].done():
+            tasks[slug] = asyncio.create_task(bots_when_allowed(app, slug))
+
+
+def _bot_tasks(app: FastAPI) -> dict[str, asyncio.Task[None]]:
+    found = getattr(app.state, "club_bot_tasks", None)
+    if found is None:
+        found = app.state.club_bot_tasks = {}
+    return cast("dict[str, asyncio.Task[None]]", found)
+
+
+BOT_RETRY_SECONDS = 0.5
+
+
+async def bots_when_allowed(app: FastAPI, slug: str) -> None:
+    """Hand each absent seat of the room to a bot as soon as the room allows it (a player away
+    only briefly is given their grace time first); done when every seat is present or botted,
+    or the game is over."""
+    manager = manager_of(app)
+    while True:
+        room = manager.get(slug)
+        if room is None or room.status == "over":
+            return
+        waiting = False
+        if room.status == "playing":
+            for seat in list(room.seats):
+                if room.seats[seat].botted or seat in room.present():
+                    continue
+                try:
+                    await room.hand_to_bot(room.host, seat)
+                except Refused:
+                    waiting = True  # not allowed yet: try again shortly
+        else:
+            waiting = True
+        if not waiting:
+            return
+        await asyncio.sleep(BOT_RETRY_SECONDS)
+
+
+async def stop(app: FastAPI) -> None:
+    """Cancel the waiting bot wishes (they are kept in the night and resume at the next start)."""
+    tasks = list(_bot_tasks(app).values())
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)

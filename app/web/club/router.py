@@ -19,17 +19,20 @@ from app.web.club import (
     dates,
     hall_of_fame,
     login,
+    member_links,
     members,
     night_results,
     night_setup,
     nights,
     overview,
+    table_flow,
 )
 
 router = APIRouter()
 for area in (
     overview,
     login,
+    member_links,
     members,
     night_setup,
     nights,
@@ -38,5 +41,6 @@ for area in (
     dates,
     beer,
     hall_of_fame,
+    table_flow,
 ):
     router.include_router(area.router)

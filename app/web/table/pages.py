@@ -14,7 +14,7 @@ from app.rooms.manager import MAX_TURN_SECONDS, MIN_TURN_SECONDS
 from app.rooms.room import LiveRoom, Refused
 from app.rooms.state import DEFAULT_TURN_SECONDS
 from app.web.shared.security import seat_token, set_seat_cookie
-from app.web.state import TEMPLATES_DIR, get_manager, get_templates
+from app.web.state import TEMPLATES_DIR, extra_panels, get_manager, get_templates
 from app.web.table.rejoin_panel import rejoin_panel
 from app.web.table.render import render_block, status_line, table_context
 
@@ -124,6 +124,7 @@ def room_response(request: Request, templates: Jinja2Templates, room: LiveRoom, 
     ctx["join_error"] = error
     ctx["rejoin"] = rejoin_panel(request, room, seat, token)
     ctx["rejoin_prefill"] = prefill
+    ctx["extra_panels"] = extra_panels(request.app, room, seat)
     response = templates.TemplateResponse(request, "table/room.html", ctx, status_code=status_code)
     response.headers["Cache-Control"] = "no-store"
     response.headers["Referrer-Policy"] = "same-origin"

@@ -1,0 +1,126 @@
+"""Who a device belongs to: a member proves it once with the personal link an elder gave them,
+then the device remembers them in a signed, HttpOnly cookie.
+
+Why a link and not a PIN the member sets the first time: a first-time PIN is claimed by whoever
+comes first (Jens could set Mette's PIN before Mette ever plays), so it proves nothing; the link
+comes from an elder, who knows the members, through a channel the member already has (a text
+message). It is 256 bits of randomness, so it cannot be guessed, and it is stored hashed. Failed
+attempts are throttled per address all the same, so nobody can hammer the endpoint.
+
+Revocation: each member has a `device_epoch`; the cookie names the member *and* the epoch. A new
+link (or the elder's "forget all devices") bumps the epoch, so every remembered device forgets
+at once, and the old link stops working.
+
+The cookie is signed with a key derived from the app's secret for this purpose only, so a
+member cookie can never pass for the elders' session cookie (`auth.COOKIE`) or the other way.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import time
+from collections import deque
+from dataclasses import dataclass
+from typing import cast
+
+from fastapi import Request
+from starlette.responses import Response
+
+from app.store import club as store
+from app.store.db import session_scope
+from app.web.club import auth
+
+COOKIE = "gurka_member"
+MAX_AGE = 60 * 60 * 24 * 365
+FAILURES_ALLOWED = 20  # wrong links per address (a club night shares one) ...
+FAILURE_WINDOW = 600.0  # ... in this many seconds, then a pause
+
+
+@dataclass(frozen=True)
+class Member:
+    """The member this device belongs to."""
+
+    member_id: int
+    name: str
+
+
+def new_link_secret() -> tuple[str, str]:
+    """(secret for the link, its hash for the store)."""
+    secret = secrets.token_urlsafe(32)
+    return secret, link_hash(secret)
+
+
+def link_hash(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def _key(request: Request) -> str:
+    return f"{request.app.state.settings.secret_key}/club-member-device"
+
+
+def remembered(request: Request) -> Member | None:
+    """The member this device remembers, if the cookie is genuine and not revoked."""
+    cached = getattr(request.state, "club_member", False)
+    if cached is not False:
+        return cast("Member | None", cached)
+    found: Member | None = None
+    data = auth.unsign(_key(request), request.cookies.get(COOKIE), max_age=MAX_AGE)
+    if data is not None and isinstance(data.get("m"), int) and isinstance(data.get("e"), int):
+        with session_scope(request.app.state.engine) as session:
+            member = store.get_member(session, member_id=data["m"])
+            if member is not None and member.active and member.device_epoch == data["e"]:
+                assert member.id is not None
+                found = Member(member.id, member.name)
+    request.state.club_member = found
+    return found
+
+
+def remember(request: Request, response: Response, *, member_id: int, epoch: int) -> None:
+    value = auth.sign(_key(request), {"m": member_id, "e": epoch, "c": "device", "t": int(time.time())})
+    response.set_cookie(COOKIE, value, max_age=MAX_AGE, path="/", httponly=True, samesite="lax",
+                        secure=bool(request.app.state.settings.secure_cookies))
+
+
+def forget(request: Request, response: Response) -> None:
+    response.delete_cookie(COOKIE, path="/", httponly=True, samesite="lax",
+                           secure=bool(request.app.state.settings.secure_cookies))
+
+
+class Throttle:
+    """Failed attempts per client address in a sliding window (one process; a guesser spread
+    over several processes still gains nothing against a 256-bit secret)."""
+
+    def __init__(self, allowed: int = FAILURES_ALLOWED, window: float = FAILURE_WINDOW) -> None:
+        self.allowed = allowed
+        self.window = window
+        self._failures: dict[str, deque[float]] = {}
+
+    def wait(self, who: str, now: float | None = None) -> int:
+        """Seconds until `who` may try again (0: now)."""
+        now = time.monotonic() if now is None else now
+        recent = self._failures.get(who)
+        if not recent:
+            return 0
+        while recent and now - recent[0] > self.window:
+            recent.popleft()
+        if len(recent) < self.allowed:
+            return 0
+        return int(self.window - (now - recent[0])) + 1
+
+    def failed(self, who: str, now: float | None = None) -> None:
+        now = time.monotonic() if now is None else now
+        self._failures.setdefault(who, deque()).append(now)
+        if len(self._failures) > 10_000:  # bounded memory under a flood of addresses
+            self._failures.pop(next(iter(self._failures)))
+
+
+def throttle_of(request: Request) -> Throttle:
+    found = getattr(request.app.state, "club_link_throttle", None)
+    if found is None:
+        found = request.app.state.club_link_throttle = Throttle()
+    return cast(Throttle, found)
+
+
+def client_address(request: Request) -> str:
+    return request.client.host if request.client else "unknown"

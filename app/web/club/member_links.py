@@ -1,0 +1,77 @@
+"""Personal links: an elder makes one for a member and sends it; opening it on a device makes
+the device remember the member (see `identity`). The member can forget a device; an elder can
+make a new link, which also makes every device that remembered the member forget them."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, HTTPException, Request
+from fastapi.responses import HTMLResponse, Response
+
+from app.store import club as store
+from app.store.db import session_scope
+from app.web.club import auth, identity
+from app.web.club.common import db_engine, redirect, render, require_elder
+
+router = APIRouter(prefix="/club", tags=["club"])
+
+MAX_SECRET = 100
+
+
+@router.get("/me/{secret}", response_class=HTMLResponse)
+def open_personal_link(request: Request, secret: str) -> Response:
+    """A member's personal link: this device remembers them from now on."""
+    throttle = identity.throttle_of(request)
+    who = identity.client_address(request)
+    wait = throttle.wait(who)
+    if wait:
+        return render(request, "club/me.html", {"member": None, "error":
+                      f"Too many wrong links from here: try again in {wait // 60 + 1} min."}, status=429)
+    member = None
+    if len(secret) <= MAX_SECRET:
+        with session_scope(db_engine(request)) as session:
+            member = store.get_member_by_link(session, link_hash=identity.link_hash(secret))
+            found = (member.id, member.name, member.device_epoch) if member and member.active else None
+    else:
+        found = None
+    if found is None:
+        throttle.failed(who)
+        return render(request, "club/me.html", {"member": None, "error":
+                      "This personal link does not work (any more): an elder may have made a new one."
+                      " Ask an elder for your link."}, status=404)
+    member_id, name, epoch = found
+    assert member_id is not None
+    response = render(request, "club/me.html", {"member": name, "error": None})
+    response.headers["Cache-Control"] = "no-store"
+    response.headers["Referrer-Policy"] = "no-referrer"
+    identity.remember(request, response, member_id=member_id, epoch=epoch)
+    return response
+
+
+@router.post("/me/forget")
+async def forget_device(request: Request) -> Response:
+    """This device stops remembering its member."""
+    await auth.check_csrf(request)
+    response = redirect("/club", request)
+    identity.forget(request, response)
+    return response
+
+
+@router.post("/members/{member_id}/link", response_class=HTMLResponse)
+async def make_personal_link(request: Request, member_id: int) -> Response:
+    """An elder makes a member's personal link (a new one replaces the old: devices forget)."""
+    form = await auth.check_csrf(request)
+    require_elder(request)
+    forget_only = form.get("action") == "forget"
+    secret, hashed = identity.new_link_secret()
+    with session_scope(db_engine(request)) as session:
+        member = store.get_member(session, member_id=member_id)
+        if member is None:
+            raise HTTPException(status_code=404, detail="No such member")
+        store.set_member_link(session, member_id=member_id, link_hash=None if forget_only else hashed)
+        name = member.name
+    if forget_only:
+        return redirect(f"/club/members#m{member_id}", request)
+    link = str(request.base_url).rstrip("/") + f"/club/me/{secret}"
+    response = render(request, "club/member_link.html", {"name": name, "link": link})
+    response.headers["Cache-Control"] = "no-store"
+    return response
