@@ -17,6 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from app.names import display_name, name_key
+from app.parsing import BadFrame, parse_json_object, strict_int
 from app.rooms import engine
 from app.rooms.hub import Connection
 from app.rooms.tokens import hash_token, new_token
@@ -28,6 +30,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("gurka.rooms")
 
 MAX_FRAME = 8 * 1024
+MAX_DEPTH = 4  # a frame is a flat object; {"action": [...]} is the deepest anything needs
 MAX_NAME = 24
 BOT_NAMES = ("Bodil", "Egon", "Frida", "Gunnar", "Hulda", "Ivar", "Jonna", "Kalle")
 
@@ -61,9 +64,7 @@ class Seat:
 
 
 def clean_name(name: str) -> str:
-    name = " ".join(str(name or "").split())
-    name = "".join(ch for ch in name if ch.isprintable())
-    return name[:MAX_NAME]
+    return display_name(name, max_len=MAX_NAME)
 
 
 class LiveRoom:
@@ -245,8 +246,9 @@ class LiveRoom:
 
         def fn() -> tuple[int, str]:
             self._require_lobby()
-            if name.casefold() in {s.name.casefold() for s in self.seats.values()}:
-                raise Refused(f"Someone at this table is already called {name}.")
+            taken = next((s.name for s in self.seats.values() if name_key(s.name) == name_key(name)), None)
+            if taken is not None:
+                raise Refused(f"Someone at this table is already called {taken}: choose another name.")
             seat = self._free_seat()
             token = new_token()
             seats = dict(self.seats)
@@ -538,23 +540,13 @@ class LiveRoom:
 
     async def handle(self, conn: Connection, text: str | bytes) -> None:
         """One client message: parse, check, dispatch; every problem becomes a clear notice."""
-        if len(text) > MAX_FRAME:
-            self.tell(conn, f"That message is too large ({len(text)} bytes; the limit is {MAX_FRAME}).")
-            return
         try:
-            msg = json.loads(text)
-        except (ValueError, UnicodeDecodeError):
-            self.tell(conn, "That message was not valid JSON; nothing was changed.")
-            return
-        if not isinstance(msg, dict):
-            self.tell(conn, "That message was not understood (expected a JSON object).")
+            msg = parse_json_object(text, max_bytes=MAX_FRAME, max_depth=MAX_DEPTH)
+        except BadFrame as bad:
+            self.tell(conn, str(bad))
             return
         do = msg.get("do", "act" if "action" in msg else None)
-        seen = msg.get("v")
-        if isinstance(seen, str) and seen.strip().lstrip("-").isdigit():
-            seen = int(seen)
-        if not isinstance(seen, int) or isinstance(seen, bool):
-            seen = None
+        seen = strict_int(msg.get("v"), lo=0)
         aid = msg.get("aid")
         if aid is not None and (not isinstance(aid, str) or len(aid) > 64):
             self.tell(conn, "That message had a bad action id; nothing was changed.")
@@ -594,7 +586,7 @@ class LiveRoom:
 
 
 def _int(value: Any) -> int:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        raise Refused("That message did not name a seat.") from None
+    seat = strict_int(value, lo=0, hi=63)
+    if seat is None:
+        raise Refused("That message did not name a seat.")
+    return seat

@@ -12,6 +12,7 @@ from fastapi.responses import RedirectResponse, Response
 from sqlmodel import Session
 
 from app.club import Night
+from app.names import display_name, name_key
 from app.store import club as store
 from app.web import auth
 from app.web import club_night as cn
@@ -49,7 +50,7 @@ def require_elder(request: Request) -> auth.Viewer:
 
 
 def clean_name(raw: str | None) -> str:
-    return " ".join((raw or "").split())[:NAME_MAX]
+    return display_name(raw, max_len=NAME_MAX)
 
 
 def parse_date(raw: str | None) -> date | None:
@@ -75,7 +76,8 @@ def name_error(session: Session, name: str, *, member_id: int | None = None) -> 
         return "Write the member's name."
     if "/" in name:
         return "A name cannot contain “/”."
-    existing = store.get_member_by_name(session, name=name)
+    key = name_key(name)
+    existing = next((m for m in store.list_members(session) if name_key(m.name) == key), None)
     if existing is not None and existing.id != member_id:
         return f"There is already a member called {existing.name}."
     return None
