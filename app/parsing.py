@@ -16,7 +16,7 @@ import re
 from typing import Any
 
 MAX_DIGITS = 9
-_INT = re.compile(r"-?[0-9]{1,%d}" % MAX_DIGITS, re.ASCII)
+_INT = re.compile(r"-?[0-9]+", re.ASCII)
 
 
 def strict_int(raw: object, *, lo: int | None = None, hi: int | None = None,
@@ -64,8 +64,7 @@ def nesting_depth(text: str) -> int:
             in_string = True
         elif ch in "[{":
             depth += 1
-            if depth > deepest:
-                deepest = depth
+            deepest = max(deepest, depth)
         elif ch in "]}":
             depth -= 1
     return deepest

@@ -13,13 +13,17 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from app.web import club, club_online, pages, ws
+from app.web import club, club_online, errors, pages, ws
+from app.web.headers import SecurityHeaders
 from app.web.state import manager_of, templates_of
 
 
 def install(app: FastAPI) -> None:
-    """Include every router of the web layer."""
+    """Include every router of the web layer, the error pages and the security headers."""
     templates_of(app)
+    errors.install(app)
+    allowed = list(getattr(app.state.settings, "allowed_origins", []) or [])
+    app.add_middleware(SecurityHeaders, allowed_origins=allowed)
     app.include_router(pages.router)
     app.include_router(ws.router)
     app.include_router(club.router)

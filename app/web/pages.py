@@ -9,6 +9,7 @@ from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
+from app.parsing import strict_int
 from app.rooms import RoomManager
 from app.rooms import engine as rules_engine
 from app.rooms.room import LiveRoom, Refused
@@ -64,8 +65,10 @@ async def create_room(request: Request, manager: ManagerDep, templates: Template
         preset = DEFAULT_PRESET
     try:
         options = rules_engine.parse_options(preset, form)
-        seats = int(form.get("seats") or 3)
-        bots = int(form.get("bots") or 0)
+        seats = strict_int(form.get("seats") or 3, lo=0, hi=99)
+        bots = strict_int(form.get("bots") or 0, lo=0, hi=99)
+        if seats is None or bots is None:
+            raise Refused("Seats and bots must be whole numbers.")
         room, token = await manager.create_room(
             preset=preset, options=options, seats=seats, bots=bots, host_name=form.get("name", "")
         )
