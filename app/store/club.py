@@ -32,6 +32,8 @@ class Member(SQLModel, table=True):
     password_hash: str | None = Field(default=None, max_length=255)
     active: bool = Field(default=True)
     created_at: datetime = Field(default_factory=_now)
+    # Signed session cookies carry this number; raising it ends every session of this elder.
+    session_gen: int = Field(default=0)
 
 
 class Night(SQLModel, table=True):
@@ -185,6 +187,17 @@ def update_member(
     session.add(member)
     session.flush()
     return member
+
+
+def end_sessions(session: Session, *, member_id: int) -> int:
+    """End every session of this member (logout, new password); returns the new generation."""
+    member = session.get(Member, member_id)
+    if member is None:
+        raise LookupError(f"no member {member_id}")
+    member.session_gen = (member.session_gen or 0) + 1
+    session.add(member)
+    session.flush()
+    return member.session_gen
 
 
 # ---------------------------------------------------------------- nights
