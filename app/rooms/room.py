@@ -21,6 +21,7 @@ from app.names import display_name, name_key
 from app.parsing import BadFrame, parse_json_object, strict_int
 from app.rooms import engine
 from app.rooms.hub import Connection
+from app.rooms.presence import PresenceCoalescer
 from app.rooms.tokens import hash_token, new_token
 from app.store.rooms import VersionConflict
 
@@ -105,6 +106,7 @@ class LiveRoom:
         # True when this process's last change lost the version race to another process: that
         # process's action path drives the bots from there (a bot here stops re-trying).
         self.moved_elsewhere = False
+        self.presence = PresenceCoalescer(self.publish)
         now = time.monotonic()
         for s in self.seats.values():
             self.absent_since[s.seat] = now
@@ -479,6 +481,7 @@ class LiveRoom:
             self._bot_task.cancel()
             with contextlib.suppress(BaseException):
                 await self._bot_task
+        self.presence.cancel()
         for conn in list(self.connections):
             await conn.stop()
         self.connections.clear()
@@ -486,17 +489,21 @@ class LiveRoom:
     # ------------------------------------------------------------------ connections
 
     def attach(self, conn: Connection) -> None:
+        """The newcomer gets its table; the others only when a seat just became present (a
+        spectator, or a second tab of a present seat, changes nothing they see)."""
         conn.seat = self.seat_of(conn.token_hash)
+        arrived = conn.seat is not None and conn.seat not in self.present()
         self.connections.add(conn)
         conn.start()
-        self.publish()
+        if not (arrived and self.presence.changed()):
+            conn.offer(self.table_frame(conn.seat))
 
     def detach(self, conn: Connection) -> None:
         self.connections.discard(conn)
         conn.closed = True
         if conn.seat is not None and conn.seat not in self.present():
             self.absent_since[conn.seat] = time.monotonic()
-        self.publish()
+            self.presence.changed()
 
     def publish(self) -> None:
         """Offer every live connection its own full table (rendered once per seat)."""
