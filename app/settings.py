@@ -30,6 +30,9 @@ class Settings(BaseSettings):
         default=60, ge=0, description="How long a seat may be empty before the host can give it to a bot."
     )
     secure_cookies: bool = Field(default=False, description="Send cookies with Secure (behind HTTPS).")
+    login_free_attempts: int = Field(
+        default=5, ge=1, description="Elder login attempts per name and per address before back-off."
+    )
     ws_per_room: int = Field(default=60, ge=1, description="Most websockets one room accepts.")
     ws_per_address: int = Field(default=20, ge=1, description="Most websockets from one address.")
     ws_connects_per_address: int = Field(

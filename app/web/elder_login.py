@@ -39,7 +39,7 @@ class LoginResult:
 def throttle_of(request: Request) -> Throttle:
     state = request.app.state
     if getattr(state, "login_throttle", None) is None:
-        state.login_throttle = Throttle()
+        state.login_throttle = Throttle(free=request.app.state.settings.login_free_attempts)
     return state.login_throttle  # type: ignore[no-any-return]
 
 

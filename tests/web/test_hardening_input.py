@@ -10,7 +10,15 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.parsing import BadFrame, nesting_depth, parse_json_object, strict_int
-from tests.club_web.helpers import NINE, add_members, become_elder, core, create_night, setup_form, token
+from tests.club_web.helpers import (
+    NINE,
+    add_members,
+    become_elder,
+    core,
+    create_night,
+    setup_form,
+    token,
+)
 from tests.web.test_room_protocol import start, three_players
 
 
