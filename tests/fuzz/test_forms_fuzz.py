@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from urllib.parse import quote
 
 import pytest
 from fastapi.testclient import TestClient
@@ -66,7 +67,7 @@ def test_random_queries_and_forms_never_fail(fuzz_app: TestClient, caplog: pytes
         elif which == 5:
             response = web.post("/club/login", data=form, follow_redirects=False)
         elif which == 6:
-            response = web.get(f"/club/players/{value[:200]}", follow_redirects=False)
+            response = web.get(f"/club/players/{quote(value[:200], safe='')}", follow_redirects=False)
         else:
             web.cookies.clear()  # a stranger's view of the live table
             response = web.get(f"/r/{slug}", params={"sort": value})
