@@ -35,6 +35,20 @@ class Settings(BaseSettings):
         "(any seated player may skip it).",
     )
     secure_cookies: bool = Field(default=False, description="Send cookies with Secure (behind HTTPS).")
+    login_free_attempts: int = Field(
+        default=5, ge=1, description="Elder login attempts per name and per address before back-off."
+    )
+    ws_per_room: int = Field(default=60, ge=1, description="Most websockets one room accepts.")
+    ws_per_address: int = Field(default=20, ge=1, description="Most websockets from one address.")
+    ws_connects_per_address: int = Field(
+        default=30, ge=1, description="Most new websockets one address may open per 10 seconds."
+    )
+    ws_player_messages: int = Field(
+        default=100, ge=1, description="Messages a player's socket may send per 20 seconds."
+    )
+    ws_spectator_messages: int = Field(
+        default=50, ge=1, description="Messages a spectator's socket may send per 20 seconds."
+    )
     host: str = Field(default="127.0.0.1", description="Address `gurka serve` listens on.")
     port: int = Field(default=8000, description="Port `gurka serve` listens on.")
 

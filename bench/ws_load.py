@@ -196,6 +196,9 @@ def start_app(workdir: Path, database_url: str | None = None) -> Server:
             "BOT_DELAY": "0",
             "SECRET_KEY": "bench",
             "PYTHONUNBUFFERED": "1",
+            # every simulated player comes from 127.0.0.1: lift the per-address caps
+            "WS_PER_ADDRESS": "100000",
+            "WS_CONNECTS_PER_ADDRESS": "100000",
         }
     )
     argv = [

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TypeVar
 
+from app.names import name_key
 from app.rooms import engine
 from app.rooms.host import Event
 from app.rooms.publishing import RoomPublishing
@@ -121,8 +122,9 @@ class RoomActions(RoomPublishing):
         def fn() -> tuple[int, str]:
             if self.status == "playing" or (self.status == "over" and self.club_table):
                 raise Refused("The game has already started: you can take a free seat between games.")
-            if name.casefold() in {s.name.casefold() for s in self.seats.values()}:
-                raise Refused(f"Someone at this table is already called {name}.")
+            taken = next((s.name for s in self.seats.values() if name_key(s.name) == name_key(name)), None)
+            if taken is not None:
+                raise Refused(f"Someone at this table is already called {taken}: choose another name.")
             seat = self._free_seat()
             token = new_token()
             seats = dict(self.seats)

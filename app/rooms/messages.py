@@ -3,15 +3,16 @@ becomes a clear notice to its sender."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from app.parsing import BadFrame, parse_json_object, strict_int
 from app.rooms import engine
 from app.rooms.hub import Connection
 from app.rooms.seat_changes import RoomSeatChanges
 from app.rooms.seats import Refused
 
 MAX_FRAME = 8 * 1024
+MAX_DEPTH = 4  # a frame is a flat object; {"action": [...]} is the deepest anything needs
 
 
 class RoomMessages(RoomSeatChanges):
@@ -25,23 +26,13 @@ class RoomMessages(RoomSeatChanges):
 
     async def handle(self, conn: Connection, text: str | bytes) -> None:
         """One client message: parse, check, dispatch; every problem becomes a clear notice."""
-        if len(text) > MAX_FRAME:
-            self.tell(conn, f"That message is too large ({len(text)} bytes; the limit is {MAX_FRAME}).")
-            return
         try:
-            msg = json.loads(text)
-        except (ValueError, UnicodeDecodeError):
-            self.tell(conn, "That message was not valid JSON; nothing was changed.")
-            return
-        if not isinstance(msg, dict):
-            self.tell(conn, "That message was not understood (expected a JSON object).")
+            msg = parse_json_object(text, max_bytes=MAX_FRAME, max_depth=MAX_DEPTH)
+        except BadFrame as bad:
+            self.tell(conn, str(bad))
             return
         do = msg.get("do", "act" if "action" in msg else None)
-        seen = msg.get("v")
-        if isinstance(seen, str) and seen.strip().lstrip("-").isdigit():
-            seen = int(seen)
-        if not isinstance(seen, int) or isinstance(seen, bool):
-            seen = None
+        seen = strict_int(msg.get("v"), lo=0)
         aid = msg.get("aid")
         if aid is not None and (not isinstance(aid, str) or len(aid) > 64):
             self.tell(conn, "That message had a bad action id; nothing was changed.")
@@ -89,7 +80,7 @@ class RoomMessages(RoomSeatChanges):
 
 
 def _int(value: Any) -> int:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        raise Refused("That message did not name a seat.") from None
+    seat = strict_int(value, lo=0, hi=63)
+    if seat is None:
+        raise Refused("That message did not name a seat.")
+    return seat

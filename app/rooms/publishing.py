@@ -10,17 +10,23 @@ from app.rooms.presence import RoomPresence
 
 class RoomPublishing(RoomPresence):
     def attach(self, conn: Connection) -> None:
+        """The newcomer gets its table; the others only when a seat just became present (a
+        spectator, or a second tab of a present seat, changes nothing they see)."""
         conn.seat = self.seat_of(conn.token_hash)
+        arrived = conn.seat is not None and conn.seat not in self.present()
         self.connections.add(conn)
         conn.start()
-        self.publish()
+        if not (arrived and self.presence.changed()):
+            conn.offer(self.table_frame(conn.seat))
+            self.rearm()
 
     def detach(self, conn: Connection) -> None:
         self.connections.discard(conn)
         conn.closed = True
         if conn.seat is not None and conn.seat not in self.present():
             self.absent_since[conn.seat] = self.manager.clock.now()
-        self.publish()
+            self.presence.changed()
+        self.rearm()
 
     def publish(self) -> None:
         """Offer every live connection its own full table (rendered once per seat)."""

@@ -27,6 +27,7 @@ __all__ = [
 class LiveRoom(RoomTimers):
     async def stop(self) -> None:
         await self.stop_timers()
+        self.presence.cancel()
         if self._bot_task is not None:
             self._bot_task.cancel()
             with contextlib.suppress(BaseException):

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from app.names import display_name
+
 MAX_NAME = 24
 BOT_NAMES = ("Bodil", "Egon", "Frida", "Gunnar", "Hulda", "Ivar", "Jonna", "Kalle")
 
@@ -38,6 +40,4 @@ class Seat:
 
 
 def clean_name(name: str) -> str:
-    name = " ".join(str(name or "").split())
-    name = "".join(ch for ch in name if ch.isprintable())
-    return name[:MAX_NAME]
+    return display_name(name, max_len=MAX_NAME)

@@ -12,6 +12,7 @@ from typing import Any
 from app.rooms import engine
 from app.rooms.host import RoomHost
 from app.rooms.hub import Connection
+from app.rooms.presence_updates import PresenceCoalescer
 from app.rooms.seats import Seat
 
 DEFAULT_TURN_SECONDS = 60.0  # a new room's turn timer unless its host chose otherwise
@@ -55,6 +56,8 @@ class RoomState:
         # True when this process's last change lost the version race to another process: that
         # process's action path drives the bots from there (a bot here stops re-trying).
         self.moved_elsewhere = False
+        # Seats coming and going are shown to everybody, a burst of them at a bounded rate.
+        self.presence = PresenceCoalescer(self.publish)
         # Timers (see `timers`): seconds a human may take per move (0: no turn timer), when the
         # current version was reached (the turn's start, stored as its event's time), each seat's
         # timeouts in a row, and the last "Time: …" note shown on the table.
@@ -69,6 +72,14 @@ class RoomState:
         now = manager.clock.now()
         for s in self.seats.values():
             self.absent_since[s.seat] = now
+
+    def publish(self) -> None:
+        """Offer every connection its own table: the publishing layer (`publishing.py`) does it."""
+        raise NotImplementedError
+
+    def rearm(self) -> None:
+        """Presence changed without a publish: the timers layer (`timers.py`) looks again at
+        what is due (an absent seat's takeover moment, the host role)."""
 
     def rebuild_game(self, events: list[tuple[int | None, str, dict[str, Any]]]) -> None:
         """Replay the event log: the last `start` and every deal and action after it."""

@@ -28,6 +28,9 @@ class RoomTimers(RoomMessages):
         super().publish()
         self.arm()
 
+    def rearm(self) -> None:
+        self.arm()
+
     def next_moment(self) -> tuple[float, str] | None:
         """The earliest thing due: ("turn" | "deal" | "away", when)."""
         moments: list[tuple[float, str]] = []

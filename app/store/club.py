@@ -37,6 +37,8 @@ class Member(SQLModel, table=True):
     # the epoch of the devices that remember them: a new link or "forget devices" bumps it.
     link_hash: str | None = Field(default=None, max_length=64)
     device_epoch: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    # Signed session cookies carry this number; raising it ends every session of this elder.
+    session_gen: int = Field(default=0)
 
 
 class Night(SQLModel, table=True):
@@ -217,6 +219,17 @@ def update_member(
     session.add(member)
     session.flush()
     return member
+
+
+def end_sessions(session: Session, *, member_id: int) -> int:
+    """End every session of this member (logout, new password); returns the new generation."""
+    member = session.get(Member, member_id)
+    if member is None:
+        raise LookupError(f"no member {member_id}")
+    member.session_gen = (member.session_gen or 0) + 1
+    session.add(member)
+    session.flush()
+    return member.session_gen
 
 
 # ---------------------------------------------------------------- nights

@@ -19,13 +19,18 @@ from fastapi import FastAPI
 from app.web.club import online as club_online
 from app.web.club import table_flow as club_flow
 from app.web.club.router import router as club_router
+from app.web.shared import errors
+from app.web.shared.headers import SecurityHeaders
 from app.web.state import manager_of, templates_of
 from app.web.table import pages, rejoin, websocket
 
 
 def install(app: FastAPI) -> None:
-    """Include every router of the web layer."""
+    """Include every router of the web layer, the error pages and the security headers."""
     templates_of(app)
+    errors.install(app)
+    allowed = list(getattr(app.state.settings, "allowed_origins", []) or [])
+    app.add_middleware(SecurityHeaders, allowed_origins=allowed)
     app.include_router(pages.router)
     app.include_router(rejoin.router)
     app.add_exception_handler(pages.NoSuchRoom, pages.no_such_room)

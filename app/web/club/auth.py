@@ -1,11 +1,16 @@
 """Club sessions: elder login with argon2 passwords, an HMAC-signed session cookie and CSRF.
 
 The cookie holds `base64url(json) "." base64url(hmac_sha256(secret_key, json))`. Its JSON is
-`{"m": member id or null, "c": csrf token, "t": issued at}`. Every visitor gets one (members
-who only play or vote are anonymous and still need a CSRF token for the forms they send);
-logging in or out issues a fresh one. A signed cookie cannot be forged without
-`settings.secret_key`, and the member it names is re-read from the database on each request,
-so retiring an elder or taking their elder status away ends their session at once.
+`{"m": member id or null, "g": the elder's session generation, "c": csrf token, "t": issued at}`.
+Every visitor gets one (members who only play or vote are anonymous and still need a CSRF token
+for the forms they send); logging in or out issues a fresh one. A signed cookie cannot be forged
+without `settings.secret_key`, and the member it names is re-read from the database on each
+request, so retiring an elder or taking their elder status away ends their session at once.
+Logging out and a new password raise the elder's `session_gen`, which ends every session that
+carries the old number (on every device), so a copied cookie is worthless afterwards.
+
+Password hashing is slow on purpose (argon2): it never runs on the event loop (see
+`app.web.club.elder_login`).
 """
 
 from __future__ import annotations
@@ -103,10 +108,10 @@ def _secret(request: Request) -> str:
     return str(request.app.state.settings.secret_key)
 
 
-def new_session(request: Request, member_id: int | None) -> str:
+def new_session(request: Request, member_id: int | None, gen: int = 0) -> str:
     return sign(
         _secret(request),
-        {"m": member_id, "c": secrets.token_urlsafe(24), "t": int(time.time())},
+        {"m": member_id, "g": gen, "c": secrets.token_urlsafe(24), "t": int(time.time())},
     )
 
 
@@ -126,7 +131,8 @@ def viewer(request: Request) -> Viewer:
     if member_id is not None:
         with session_scope(request.app.state.engine) as session:
             member = store.get_member(session, member_id=member_id)
-            if member is not None and member.active and member.is_elder:
+            if (member is not None and member.active and member.is_elder
+                    and data.get("g") == (member.session_gen or 0)):
                 name, is_elder = member.name, True
             else:
                 member_id = None
@@ -170,15 +176,17 @@ async def check_csrf(request: Request) -> FormData:
     return form
 
 
-def login_member(request: Request, *, name: str, password: str) -> int | None:
-    """The elder's member id when name and password match an active elder."""
-    with session_scope(request.app.state.engine) as session:
+def login_member(engine: Any, *, name: str, password: str) -> tuple[int, int] | None:
+    """(member id, session generation) when name and password match an active elder.
+
+    Blocking (database and argon2): call it from a worker thread."""
+    with session_scope(engine) as session:
         member = store.get_member_by_name(session, name=name.strip())
-        if member is None or not member.active or not member.is_elder:
+        if member is None or member.id is None or not member.active or not member.is_elder:
             verify_password(_DUMMY_HASH, password)
             return None
         if not verify_password(member.password_hash, password):
             return None
         if member.id is not None and _hasher.check_needs_rehash(member.password_hash or ""):
             store.update_member(session, member_id=member.id, password_hash=hash_password(password))
-        return member.id
+        return member.id, member.session_gen or 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse, Response
 
+from app.parsing import strict_int
 from app.store import club as store
 from app.store.db import session_scope
 from app.web.club import auth
@@ -48,7 +49,7 @@ async def add_debt(request: Request) -> Response:
     typed = {k: str(form.get(k) or "") for k in ("member", "reason", "crates", "night")}
     errors: list[str] = []
     reason = " ".join(typed["reason"].split())[:200]
-    crates = int(typed["crates"]) if typed["crates"].isdigit() else 0
+    crates = strict_int(typed["crates"], lo=1, hi=10) or 0
     with session_scope(db_engine(request)) as session:
         member = next((m for m in store.list_members(session) if str(m.id) == typed["member"]), None)
         if member is None:
@@ -57,7 +58,7 @@ async def add_debt(request: Request) -> Response:
             errors.append("Write why: which date was broken.")
         if not 1 <= crates <= 10:
             errors.append("A debt is 1 to 10 crates.")
-        night_id = int(typed["night"]) if typed["night"].isdigit() else None
+        night_id = strict_int(typed["night"], lo=1)
         if night_id is not None and store.get_night(session, night_id=night_id) is None:
             night_id = None
         if not errors:

@@ -13,6 +13,7 @@ from sqlalchemy import Engine
 from sqlmodel import Session
 
 from app.club import Night
+from app.names import display_name, name_key
 from app.store import club as store
 from app.web.club import auth, identity
 from app.web.club import night_data as cn
@@ -60,7 +61,7 @@ def require_elder(request: Request) -> auth.Viewer:
 
 
 def clean_name(raw: str | None) -> str:
-    return " ".join((raw or "").split())[:NAME_MAX]
+    return display_name(raw, max_len=NAME_MAX)
 
 
 def parse_date(raw: str | None) -> date | None:
@@ -86,7 +87,8 @@ def name_error(session: Session, name: str, *, member_id: int | None = None) -> 
         return "Write the member's name."
     if "/" in name:
         return "A name cannot contain “/”."
-    existing = store.get_member_by_name(session, name=name)
+    key = name_key(name)
+    existing = next((m for m in store.list_members(session) if name_key(m.name) == key), None)
     if existing is not None and existing.id != member_id:
         return f"There is already a member called {existing.name}."
     return None

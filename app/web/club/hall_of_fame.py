@@ -9,6 +9,7 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse, Response
 
 from app.club.hall_of_fame import shared_ranks
+from app.parsing import strict_int
 from app.store import club as store
 from app.store.db import session_scope
 from app.web.club import night_data as cn
@@ -31,10 +32,13 @@ HOF_COLUMNS = [
 
 @router.get("/hall-of-fame", response_class=HTMLResponse)
 def hall_of_fame(request: Request, sort: str = "points", year: str = "") -> Response:
+    wanted = strict_int(year, lo=1, hi=9999, max_digits=4) if year.strip() else None
+    if year.strip() and wanted is None:
+        raise HTTPException(status_code=400, detail="The year must be a year such as 2025.")
     with session_scope(db_engine(request)) as session:
         played = cn.played_nights(session)
     years = sorted({n.on.year for n in played}, reverse=True)
-    chosen_year = int(year) if year.isdigit() and int(year) in years else None
+    chosen_year = wanted if wanted in years else None
     sort = sort if sort in cn.SORTS else "points"
     rows = cn.table_for(played, chosen_year)
     rank = shared_ranks(rows)

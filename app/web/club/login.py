@@ -8,7 +8,7 @@ from fastapi.responses import HTMLResponse, Response
 
 from app.store import club as store
 from app.store.db import session_scope
-from app.web.club import auth
+from app.web.club import auth, elder_login
 from app.web.club.common import clean_name, db_engine, redirect, render
 
 router = APIRouter(prefix="/club", tags=["club"])
@@ -28,25 +28,25 @@ async def setup_submit(request: Request) -> Response:
     name = clean_name(form.get("name"))  # type: ignore[arg-type]
     password = str(form.get("password") or "")
     errors = _password_errors(name, password, str(form.get("password2") or ""))
+    password_hash = "" if errors else await elder_login.hash_password(request, password)
     with session_scope(db_engine(request)) as session:
         if store.count_elders(session):
             return redirect("/club/login", request)
         if not errors:
             existing = store.get_member_by_name(session, name=name)
             if existing is None:
-                member = store.add_member(
-                    session, name=name, is_elder=True, password_hash=auth.hash_password(password)
-                )
+                member = store.add_member(session, name=name, is_elder=True, password_hash=password_hash)
             else:
                 member = store.update_member(
                     session, member_id=existing.id, is_elder=True, active=True,  # type: ignore[arg-type]
-                    password_hash=auth.hash_password(password),
+                    password_hash=password_hash,
                 )
-            member_id = member.id
+            member_id, gen = member.id, member.session_gen or 0
     if errors:
         return render(request, "club/setup.html", {"errors": errors, "typed": {"name": name}}, status=422)
     response = redirect("/club/members")
-    auth.set_cookie(request, response, auth.new_session(request, member_id))
+    auth.set_cookie(request, response, auth.new_session(request, member_id, gen))
+    elder_login.remember_device(request, response, name)
     return response
 
 
@@ -80,23 +80,26 @@ def login_form(request: Request, next: str = "/club") -> Response:
 async def login_submit(request: Request) -> Response:
     form = await auth.check_csrf(request)
     name = clean_name(form.get("name"))  # type: ignore[arg-type]
-    member_id = auth.login_member(request, name=name, password=str(form.get("password") or ""))
+    found = await elder_login.log_in(request, name=name, password=str(form.get("password") or ""))
     target = _safe_next(form.get("next"))  # type: ignore[arg-type]
-    if member_id is None:
+    if found.member_id is None:
         return render(
-            request,
-            "club/login.html",
-            {"next": target, "error": "That name and password do not match an elder.", "name": name},
-            status=401,
+            request, "club/login.html", {"next": target, "error": found.error, "name": name},
+            status=found.status,
         )
     response = redirect(target)
-    auth.set_cookie(request, response, auth.new_session(request, member_id))
+    auth.set_cookie(request, response, auth.new_session(request, found.member_id, found.gen))
+    elder_login.remember_device(request, response, name)
     return response
 
 
 @router.post("/logout")
 async def logout(request: Request) -> Response:
     await auth.check_csrf(request)
+    who = auth.viewer(request)
+    if who.member_id is not None:  # every session of this elder ends, on every device
+        with session_scope(db_engine(request)) as session:
+            store.end_sessions(session, member_id=who.member_id)
     response = redirect("/club")
     auth.set_cookie(request, response, auth.new_session(request, None))
     return response

@@ -9,7 +9,7 @@ from fastapi.responses import HTMLResponse, Response
 
 from app.store import club as store
 from app.store.db import session_scope
-from app.web.club import auth
+from app.web.club import auth, elder_login
 from app.web.club import night_data as cn
 from app.web.club.common import clean_name, db_engine, name_error, redirect, render, require_elder
 
@@ -54,7 +54,12 @@ async def change_member(request: Request, member_id: int) -> Response:
     form = await auth.check_csrf(request)
     who = require_elder(request)
     action = str(form.get("action") or "")
+    password = str(form.get("password") or "")
     errors: list[str] = []
+    password_hash = None
+    if action in ("elder", "password") and len(password) >= auth.MIN_PASSWORD:
+        password_hash = await elder_login.hash_password(request, password)
+    new_gen = None
     with session_scope(db_engine(request)) as session:
         member = store.get_member(session, member_id=member_id)
         if member is None:
@@ -72,34 +77,36 @@ async def change_member(request: Request, member_id: int) -> Response:
             else:
                 store.update_member(session, member_id=member_id, active=action == "reinstate")
         elif action == "elder":
-            password = str(form.get("password") or "")
-            if len(password) < auth.MIN_PASSWORD:
+            if password_hash is None:
                 errors.append(
                     f"An elder logs in with a password of at least {auth.MIN_PASSWORD} characters:"
                     f" give {member.name} one."
                 )
             else:
                 store.update_member(
-                    session, member_id=member_id, is_elder=True, active=True,
-                    password_hash=auth.hash_password(password),
+                    session, member_id=member_id, is_elder=True, active=True, password_hash=password_hash,
                 )
+                new_gen = store.end_sessions(session, member_id=member_id)
         elif action == "unelder":
             if store.count_elders(session) <= 1 and member.is_elder:
                 errors.append("The club needs at least one elder.")
             else:
                 store.update_member(session, member_id=member_id, is_elder=False)
         elif action == "password":
-            password = str(form.get("password") or "")
             if not member.is_elder:
                 errors.append(f"{member.name} is not an elder and needs no password.")
-            elif len(password) < auth.MIN_PASSWORD:
+            elif password_hash is None:
                 errors.append(f"The password needs at least {auth.MIN_PASSWORD} characters.")
-            else:
-                store.update_member(session, member_id=member_id, password_hash=auth.hash_password(password))
+            else:  # the old password's sessions end, everywhere
+                store.update_member(session, member_id=member_id, password_hash=password_hash)
+                new_gen = store.end_sessions(session, member_id=member_id)
         else:
             errors.append("Unknown change.")
     if errors:
         return _members(request, errors=errors, status=422)
     if member_id == who.member_id and action in ("retire", "unelder"):
         return redirect("/club/members", request)
-    return redirect(f"/club/members#m{member_id}", request)
+    response = redirect(f"/club/members#m{member_id}", request)
+    if member_id == who.member_id and new_gen is not None:  # who changed their own password stays in
+        auth.set_cookie(request, response, auth.new_session(request, member_id, new_gen))
+    return response

@@ -10,6 +10,7 @@ from fastapi.responses import HTMLResponse, Response
 from starlette.datastructures import FormData
 
 from app.club import RoundResult
+from app.parsing import strict_int
 from app.store import club as store
 from app.store.db import session_scope
 from app.web.club import auth
@@ -50,10 +51,11 @@ def parse_result(form: FormData, chairs: list[str]) -> tuple[RoundResult | None,
     for i, name in enumerate(chairs):
         raw = str(form.get(f"agurk_{i}") or "0").strip() or "0"
         typed["agurker"][name] = raw
-        if not raw.isdigit() or int(raw) > MAX_AGURKER:
+        count = strict_int(raw, lo=0, hi=MAX_AGURKER)
+        if count is None:
             errors.append(f"Agurker for {name} must be a whole number from 0 to {MAX_AGURKER}.")
-        elif int(raw):
-            agurker[name] = int(raw)
+        elif count:
+            agurker[name] = count
     if errors:
         return None, errors, typed
     took = {typed["first_out"], typed["second_out"]}
@@ -81,7 +83,7 @@ async def record_result(request: Request, night_id: int) -> Response:
             errors.append("This night is not waiting for a table's result.")
         elif (phase, round_no) != (night.stage, str(night.current.number)) or table not in night.pending_tables:
             errors.append(
-                f"{cn.describe_slot(phase, int(round_no or 0), table).capitalize()} is already"
+                f"{cn.describe_slot(phase, strict_int(round_no, lo=0) or 0, table).capitalize()} is already"
                 " recorded or not open: the page has moved on, see below."
             )
         else:
@@ -121,10 +123,10 @@ async def record_playoff(request: Request, night_id: int) -> Response:
         typed: dict[str, Any] = {}
         if not groups:
             errors.append("There is no playoff to record now.")
-        elif not group_no.isdigit() or int(group_no) >= len(groups):
+        elif (group_at := strict_int(group_no, lo=0, hi=len(groups) - 1)) is None:
             errors.append("That playoff is already recorded: see below.")
         else:
-            group = groups[int(group_no)]
+            group = groups[group_at]
             order = [str(form.get(f"place_{i}") or "") for i in range(len(group))]
             typed = {"order": order}
             for i, name in enumerate(order, start=1):

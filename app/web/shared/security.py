@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
+from starlette.datastructures import Headers
 from starlette.requests import HTTPConnection
 from starlette.responses import Response
+from starlette.types import Scope
 
 COOKIE_MAX_AGE = 60 * 60 * 24 * 30
 
@@ -34,13 +36,44 @@ def seat_token(conn: HTTPConnection, slug: str) -> str | None:
     return None
 
 
-def _origin_of(url: str) -> str:
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}".lower()
+DEFAULT_PORTS = {"http": 80, "https": 443}
+WEB_SCHEMES = {"ws": "http", "wss": "https", "http": "http", "https": "https"}
+
+
+def normal_origin(url: str) -> tuple[str, str, int] | None:
+    """(scheme, host, port) of an origin or URL, default ports filled in; None if malformed."""
+    try:
+        parts = urlsplit(url.strip().rstrip("/").lower())
+        port = parts.port
+    except ValueError:
+        return None
+    scheme = WEB_SCHEMES.get(parts.scheme)
+    if scheme is None or not parts.hostname:
+        return None
+    return scheme, parts.hostname, port or DEFAULT_PORTS[scheme]
+
+
+def own_origin(scope: Scope) -> tuple[str, str, int] | None:
+    """This site's origin as the request reached it (behind a proxy: X-Forwarded-Proto via
+    uvicorn's proxy headers): the page's scheme and the Host header."""
+    host = Headers(scope=scope).get("host") or ""
+    scheme = WEB_SCHEMES.get(str(scope.get("scheme", "http")), "http")
+    return normal_origin(f"{scheme}://{host}") if host else None
+
+
+def same_origin(origin: str, own: tuple[str, str, int] | None, allowed: list[str]) -> bool:
+    """True when `origin` is this site's own origin (scheme, host and port) or an allowed one."""
+    sent = normal_origin(origin)
+    if sent is None:
+        return False
+    if own is not None and sent == own:
+        return True
+    return sent in {normal_origin(o) for o in allowed}
 
 
 def origin_allowed(conn: HTTPConnection, allowed: list[str]) -> bool:
-    """Browsers always send Origin on a websocket: it must be this site or an allowed origin.
+    """Browsers always send Origin on a websocket: it must be this site or an allowed origin,
+    compared by scheme, host and port (http://host is not https://host).
 
     A client that sends no Origin at all is not a browser (so no cross-site request can ride on
     a victim's cookie) and is let through; it still needs the seat cookie to act.
@@ -48,10 +81,6 @@ def origin_allowed(conn: HTTPConnection, allowed: list[str]) -> bool:
     origin = conn.headers.get("origin")
     if origin is None:
         return True
-    origin = origin.strip().rstrip("/").lower()
-    if origin == "null" or "://" not in origin:
+    if origin.strip().lower() == "null":
         return False
-    host = (conn.headers.get("host") or "").lower()
-    if host and urlsplit(origin).netloc == host:
-        return True
-    return origin in {_origin_of(o) if "://" in o else o.lower() for o in allowed}
+    return same_origin(origin, own_origin(conn.scope), allowed)

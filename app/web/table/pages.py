@@ -8,6 +8,7 @@ from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
+from app.parsing import strict_int
 from app.rooms import RoomManager
 from app.rooms import engine as rules_engine
 from app.rooms.manager import MAX_TURN_SECONDS, MIN_TURN_SECONDS
@@ -67,8 +68,10 @@ async def create_room(request: Request, manager: ManagerDep, templates: Template
         preset = DEFAULT_PRESET
     try:
         options = rules_engine.parse_options(preset, form)
-        seats = int(form.get("seats") or 3)
-        bots = int(form.get("bots") or 0)
+        seats = strict_int(form.get("seats") or 3, lo=0, hi=99)
+        bots = strict_int(form.get("bots") or 0, lo=0, hi=99)
+        if seats is None or bots is None:
+            raise Refused("Seats and bots must be whole numbers.")
         turn_seconds = _turn_seconds(form.get("turn_seconds"))
         room, token = await manager.create_room(
             preset=preset, options=options, seats=seats, bots=bots, host_name=form.get("name", ""),
@@ -89,10 +92,9 @@ def _turn_seconds(raw: str | None) -> float:
     """The form's `turn_seconds`: blank means the default, else a whole number (0: no timer)."""
     if raw is None or not raw.strip():
         return DEFAULT_TURN_SECONDS
-    try:
-        value = int(raw.strip())
-    except ValueError:
-        raise Refused("Seconds per move: a whole number (0 for no timer, else 10–600).") from None
+    value = strict_int(raw.strip(), lo=0, hi=MAX_TURN_SECONDS)
+    if value is None:
+        raise Refused(f"Seconds per move: a whole number (0 for no timer, else {MIN_TURN_SECONDS}–{MAX_TURN_SECONDS}).")
     if value and not MIN_TURN_SECONDS <= value <= MAX_TURN_SECONDS:
         raise Refused(f"Seconds per move: 0 for no timer, else {MIN_TURN_SECONDS}–{MAX_TURN_SECONDS}.")
     return float(value)

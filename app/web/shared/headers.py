@@ -1,0 +1,78 @@
+"""Security headers on every page, and no state-changing request from another site.
+
+- Content-Security-Policy: scripts only from this site (no inline script, no eval), nothing
+  may frame the pages (`frame-ancestors 'none'`, and X-Frame-Options DENY for old browsers),
+  forms post only here; plus Referrer-Policy and X-Content-Type-Options.
+- A POST (PUT, PATCH, DELETE) whose browser says it came from another site is refused with 403:
+  `Sec-Fetch-Site: cross-site`/`same-site`, or an `Origin` that is not this site's own origin
+  (scheme, host and port) or one of `ALLOWED_ORIGINS`. Clients that send neither header are
+  not browsers, so no victim's cookie can ride on them.
+"""
+
+from __future__ import annotations
+
+from starlette.datastructures import Headers
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from app.web.shared.security import own_origin, same_origin
+
+# style-src allows style="" attributes (score bars, hand fan widths); scripts stay strict.
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; "
+    "base-uri 'none'; object-src 'none'"
+)
+SECURITY_HEADERS = [
+    (b"content-security-policy", CSP.encode()),
+    (b"x-frame-options", b"DENY"),
+    (b"referrer-policy", b"same-origin"),
+    (b"x-content-type-options", b"nosniff"),
+]
+UNSAFE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
+CROSS_SITE_PAGE = (
+    b"<!doctype html><title>Not allowed</title><h1>Not allowed</h1>"
+    b"<p>This form was sent from another site. Open the page on this site and send it again.</p>"
+)
+
+
+def cross_site(scope: Scope, allowed: list[str]) -> bool:
+    """True when a browser says this request was sent by a page of another site."""
+    headers = Headers(scope=scope)
+    fetch_site = headers.get("sec-fetch-site")
+    if fetch_site in ("cross-site", "same-site"):
+        origin = headers.get("origin")
+        return not (origin and same_origin(origin, own_origin(scope), allowed))
+    origin = headers.get("origin")
+    if origin is None:
+        return False
+    return not same_origin(origin, own_origin(scope), allowed)
+
+
+class SecurityHeaders:
+    """Pure ASGI middleware (websockets pass straight through)."""
+
+    def __init__(self, app: ASGIApp, *, allowed_origins: list[str]) -> None:
+        self.app = app
+        self.allowed = allowed_origins
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                names = {k.lower() for k, _ in message.get("headers", [])}
+                extra = [(k, v) for k, v in SECURITY_HEADERS if k not in names]
+                message["headers"] = list(message.get("headers", [])) + extra
+            await send(message)
+
+        if scope["method"] in UNSAFE_METHODS and cross_site(scope, self.allowed):
+            await send_with_headers({
+                "type": "http.response.start", "status": 403,
+                "headers": [(b"content-type", b"text/html; charset=utf-8"),
+                            (b"content-length", str(len(CROSS_SITE_PAGE)).encode())],
+            })
+            await send_with_headers({"type": "http.response.body", "body": CROSS_SITE_PAGE})
+            return
+        await self.app(scope, receive, send_with_headers)

@@ -1,0 +1,119 @@
+"""Issue 10: elder login is throttled per name and per address with a capped back-off, and an
+elder's sessions end at logout and at a password change."""
+
+from __future__ import annotations
+
+import re
+
+from app.web.club.login_throttle import Throttle, wait_message
+from tests.club_web.helpers import PASSWORD, become_elder, csrf_of, member_ids, token
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_throttle_backs_off_exponentially_and_never_beyond_the_cap() -> None:
+    clock = Clock()
+    throttle = Throttle(free=3, base=2.0, cap=60.0, clock=clock)
+    for _ in range(3):
+        assert throttle.attempt(["k"]) == 0.0
+    waits = []
+    for _ in range(8):
+        wait = throttle.attempt(["k"])
+        assert wait > 0  # refused and not counted
+        waits.append(wait)
+        clock.now += wait
+        assert throttle.attempt(["k"]) == 0.0
+    assert waits[:4] == [2.0, 4.0, 8.0, 16.0]
+    assert max(waits) == 60.0  # capped: never locked out for longer
+    throttle.succeeded(["k"])
+    assert throttle.attempt(["k"]) == 0.0
+    assert wait_message(39.2) == "Too many attempts; try again in 40 s."
+
+
+def _login(client, name: str, password: str):
+    csrf = token(client, "/club/login")
+    return client.post("/club/login", data={"csrf": csrf, "name": name, "password": password},
+                       follow_redirects=False)
+
+
+def _fresh_visitor(client) -> None:
+    client.cookies.clear()
+
+
+def test_wrong_passwords_are_throttled_with_a_clear_message_and_the_elder_gets_back_in(client) -> None:
+    become_elder(client, "Elsa")
+    clock = Clock()
+    client.app.state.login_throttle = Throttle(free=5, base=2.0, cap=300.0, clock=clock)
+    _fresh_visitor(client)
+    statuses = [_login(client, "Elsa", f"wrong-{i}").status_code for i in range(5)]
+    assert statuses == [401] * 5
+    refused = _login(client, "Elsa", PASSWORD)  # even the right password waits now
+    assert refused.status_code == 429
+    assert re.search(r"Too many attempts; try again in \d+ s\.", refused.text)
+    assert "location" not in refused.headers
+    clock.now += 2.5
+    assert _login(client, "Elsa", PASSWORD).status_code == 303
+
+
+def test_a_lookalike_name_shares_the_throttle(client) -> None:
+    become_elder(client, "Elsa")
+    client.app.state.login_throttle = Throttle(free=2, base=30.0, clock=Clock())
+    _fresh_visitor(client)
+    assert _login(client, "Elsa", "nope-1").status_code == 401
+    assert _login(client, "ELSA", "nope-2").status_code == 401
+    assert _login(client, "Ｅｌｓａ", "nope-3").status_code == 429
+
+
+def test_a_device_the_elder_used_before_is_not_locked_out_by_a_guesser(client) -> None:
+    become_elder(client, "Elsa")  # this browser is now a known device of Elsa's
+    client.app.state.login_throttle = Throttle(free=2, base=30.0, clock=Clock())
+    device = client.cookies.get("gurka_elder_device")
+    assert device
+    # a guesser (another address would be another key; here: the name key) locks the name
+    client.app.state.login_throttle.attempt(["name:elsa"])
+    client.app.state.login_throttle.attempt(["name:elsa"])
+    client.cookies.clear()
+    assert _login(client, "Elsa", PASSWORD).status_code == 429
+    client.cookies.clear()
+    client.cookies.set("gurka_elder_device", device, path="/club")
+    assert _login(client, "Elsa", PASSWORD).status_code == 303
+
+
+def _is_elder(client, cookie: str) -> bool:
+    client.cookies.clear()
+    client.cookies.set("gurka_club", cookie)
+    page = client.get("/club/members").text
+    return "Log out" in page or 'action="/club/logout"' in page
+
+
+def test_logout_ends_the_session_everywhere(client) -> None:
+    become_elder(client, "Elsa")
+    stolen = client.cookies.get("gurka_club")
+    assert _is_elder(client, stolen)
+    csrf = csrf_of(client.get("/club").text)
+    assert client.post("/club/logout", data={"csrf": csrf}, follow_redirects=False).status_code == 303
+    assert not _is_elder(client, stolen)
+
+
+def test_a_password_change_ends_old_sessions_but_not_the_changers(client) -> None:
+    become_elder(client, "Elsa")
+    old = client.cookies.get("gurka_club")
+    csrf = token(client, "/club/members")
+    elsa = member_ids(client)["Elsa"]
+    response = client.post(f"/club/members/{elsa}", data={"csrf": csrf, "action": "password",
+                                                         "password": "a-new-password-2"},
+                           follow_redirects=False)
+    assert response.status_code == 303
+    fresh = response.cookies.get("gurka_club") or client.cookies.get("gurka_club")
+    assert fresh != old
+    assert _is_elder(client, fresh)
+    assert not _is_elder(client, old)
+    client.cookies.clear()
+    assert _login(client, "Elsa", PASSWORD).status_code == 401
+    assert _login(client, "Elsa", "a-new-password-2").status_code == 303
