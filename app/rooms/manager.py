@@ -12,9 +12,11 @@ from sqlalchemy import Engine
 
 from app.rooms import engine as rules_engine
 from app.rooms import pg_notify
+from app.rooms.chat import ChatLine
 from app.rooms.room import BOT_NAMES, MAX_NAME, Event, LiveRoom, Refused, Seat, clean_name
 from app.rooms.sync import RoomSync, load_room
 from app.rooms.tokens import hash_token, new_slug, new_token
+from app.store import chat as chat_store
 from app.store import rooms as store
 from app.store.db import session_scope
 
@@ -23,6 +25,9 @@ log = logging.getLogger("gurka.rooms")
 TableRenderer = Callable[[LiveRoom, "int | None"], str]
 NoticeRenderer = Callable[[str, str], str]
 GameOverObserver = Callable[[LiveRoom], "Awaitable[None] | None"]
+ChatRenderer = Callable[[LiveRoom, list[ChatLine]], str]
+ChatFormRenderer = Callable[[LiveRoom, "int | None"], str]
+ReactionRenderer = Callable[[str], str]
 
 
 class RoomManager:
@@ -34,6 +39,9 @@ class RoomManager:
         takeover_seconds: float = 60.0,
         render_table: TableRenderer | None = None,
         render_notice: NoticeRenderer | None = None,
+        render_chat: ChatRenderer | None = None,
+        render_chat_form: ChatFormRenderer | None = None,
+        render_reaction: ReactionRenderer | None = None,
     ) -> None:
         self.db = db
         self.bot_delay = bot_delay
@@ -41,6 +49,9 @@ class RoomManager:
         self.rooms: dict[str, LiveRoom] = {}
         self.render_table: TableRenderer = render_table or (lambda room, seat: "")
         self.render_notice: NoticeRenderer = render_notice or (lambda message, level: message)
+        self.render_chat: ChatRenderer = render_chat or (lambda room, lines: "")
+        self.render_chat_form: ChatFormRenderer = render_chat_form or (lambda room, seat: "")
+        self.render_reaction: ReactionRenderer = render_reaction or (lambda emoji: emoji)
         self._create_lock = asyncio.Lock()
         self.loaded = False
         self.game_over_observers: list[GameOverObserver] = []
@@ -101,7 +112,21 @@ class RoomManager:
             ],
         )
         room.rebuild_game([(e.seat, e.kind, dict(e.payload)) for e in events])
+        room.chat.restore(self.load_chat(row.id))
         return room
+
+    # ------------------------------------------------------------------ table talk
+
+    def load_chat(self, room_id: int) -> list[ChatLine]:
+        """A room's stored chat rows, oldest first."""
+        with session_scope(self.db) as session:
+            rows = chat_store.list_chat(session, room_id=room_id)
+        return [ChatLine(r.kind, r.seat, r.name, r.text, r.at) for r in rows]
+
+    def save_chat(self, room: LiveRoom, line: ChatLine) -> None:
+        with session_scope(self.db) as session:
+            chat_store.add_chat(session, room_id=room.id, seat=line.seat, name=line.name, kind=line.kind,
+                                text=line.text, at=line.at)
 
     async def reload(self, room: LiveRoom) -> None:
         """Rebuild one room from the database (after a failed commit)."""

@@ -8,13 +8,15 @@ from typing import Any
 
 from app.rooms import engine
 from app.rooms.actions import RoomActions
+from app.rooms.chat import ChatRefused
 from app.rooms.hub import Connection
 from app.rooms.seats import Refused
+from app.rooms.talk import RoomTalk
 
 MAX_FRAME = 8 * 1024
 
 
-class RoomMessages(RoomActions):
+class RoomMessages(RoomTalk, RoomActions):
     def _seen_aid(self, aid: str) -> bool:
         if aid in self.recent_aids:
             return True
@@ -60,6 +62,15 @@ class RoomMessages(RoomActions):
                 await self.act(seat, action.strip(), seen)
             elif do == "sync":
                 conn.offer(self.table_frame(seat))
+                self.offer_chat(conn)
+            elif do == "say":
+                await self.say(conn, msg.get("text"))
+            elif do == "react":
+                await self.react(conn, msg.get("emoji"))
+            elif do in ("mute", "unmute"):
+                await self.set_muted(seat, _int(msg.get("seat")), do == "mute")
+            elif do == "spectators":
+                await self.set_spectators(seat, msg.get("allow") in (True, "on", "true", "1", ["on"]))
             elif do == "start":
                 await self.start(seat)
             elif do == "add_bot":
@@ -76,6 +87,8 @@ class RoomMessages(RoomActions):
                 raise Refused(f"Unknown request {str(do)[:40]!r}; nothing was changed.")
         except Refused as refused:
             self.tell(conn, str(refused))
+        except ChatRefused as refused:  # talk refusals leave the table alone
+            self.tell(conn, str(refused), with_table=False)
         except engine.IllegalAction as illegal:  # the engine's own words
             self.tell(conn, str(illegal))
 

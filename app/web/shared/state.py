@@ -9,6 +9,7 @@ from fastapi.templating import Jinja2Templates
 from starlette.requests import HTTPConnection
 
 from app.rooms import RoomManager
+from app.web.table import talk
 from app.web.table.render import render_block, setup_templates, table_context
 
 TEMPLATES_DIR = Path(__file__).resolve().parents[3] / "templates"
@@ -48,6 +49,9 @@ def manager_of(app: FastAPI) -> RoomManager:
             takeover_seconds=float(getattr(settings, "seat_takeover_seconds", 60)),
             render_table=render_table,
             render_notice=render_notice,
+            render_chat=lambda room, lines: talk.render_lines(templates, lines),
+            render_chat_form=lambda room, seat: talk.render_form(templates, room, seat),
+            render_reaction=talk.render_reaction,
         )
         manager.load()
         app.state.rooms = manager

@@ -14,6 +14,7 @@ from app.rooms.room import LiveRoom, Refused
 from app.web.shared.security import seat_token, set_seat_cookie
 from app.web.shared.state import TEMPLATES_DIR, get_manager, get_templates
 from app.web.table.render import render_block, status_line, table_context
+from app.web.table.talk import chat_context
 
 router = APIRouter(tags=["pages"])
 
@@ -93,6 +94,7 @@ def room_page(request: Request, slug: str, manager: ManagerDep, templates: Templ
     ctx = table_context(room, seat)
     ctx["status_text"] = status_line(ctx)
     ctx["join_error"] = request.query_params.get("error")
+    ctx.update(chat_context(room, seat))
     response = templates.TemplateResponse(request, "table/room.html", ctx)
     response.headers["Cache-Control"] = "no-store"
     response.headers["Referrer-Policy"] = "same-origin"
@@ -111,6 +113,7 @@ async def join(request: Request, slug: str, manager: ManagerDep, templates: Temp
         seat_ctx = table_context(room, None)
         seat_ctx["status_text"] = status_line(seat_ctx)
         seat_ctx["join_error"] = str(refused)
+        seat_ctx.update(chat_context(room, None))
         return templates.TemplateResponse(request, "table/room.html", seat_ctx, status_code=400)
     response = RedirectResponse(f"/r/{slug}", status_code=303)
     set_seat_cookie(response, slug=slug, token=token, secure=request.app.state.settings.secure_cookies)

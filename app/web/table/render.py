@@ -14,6 +14,7 @@ from markupsafe import Markup, escape
 
 from app.rooms.room import LiveRoom
 from app.rules.cards import RANK_WORD, pretty, pretty_cards
+from app.web.table.score_sheet import score_rows
 
 SUIT_NAME = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
 RANK_NAME = {"J": "jack", "Q": "queen", "K": "king", "A": "ace", "T": "10"}
@@ -240,6 +241,8 @@ def table_context(room: LiveRoom, seat: int | None) -> dict[str, Any]:
         exchange_max=(view.get("exchange") or {}).get("max"),
         ranking=view.get("ranking"),
         last_deal=view.get("last_deal"),
+        # anyone seated can open the sheet during the game (finished deals are public)
+        score_sheet=score_rows(g.deal_log, len(room.seats)) if g is not None and me is not None else [],
     )
     return ctx
 
