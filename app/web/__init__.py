@@ -18,7 +18,7 @@ from fastapi import FastAPI
 from app.web.club import online as club_online
 from app.web.club.router import router as club_router
 from app.web.shared.state import manager_of, templates_of
-from app.web.table import pages, websocket
+from app.web.table import pages, replay, websocket
 
 
 def install(app: FastAPI) -> None:
@@ -26,6 +26,7 @@ def install(app: FastAPI) -> None:
     templates_of(app)
     app.include_router(pages.router)
     app.include_router(websocket.router)
+    app.include_router(replay.router)
     app.include_router(club_router)
 
 
