@@ -63,6 +63,8 @@ class RoomMessages(RoomTalk, RoomActions):
             elif do == "sync":
                 conn.offer(self.table_frame(seat))
                 self.offer_chat(conn)
+            elif do == "talk":  # a page just connected: what was said since it was rendered
+                self.offer_chat(conn)
             elif do == "say":
                 await self.say(conn, msg.get("text"))
             elif do == "react":

@@ -109,6 +109,16 @@
     onTable();
   });
 
+  // A page asks once for the talk it may have missed between its rendering and its connection
+  // (a reconnect asks for the whole table and the talk with "sync", see table.js).
+  var askedTalk = false;
+  document.addEventListener("htmx:ws:after:connection", function (event) {
+    var socket = event.detail && event.detail.connection && event.detail.connection.socket;
+    if (askedTalk || !socket || socket.readyState !== 1 || !document.getElementById("chat-log")) return;
+    askedTalk = true;
+    socket.send(JSON.stringify({ do: "talk" }));
+  });
+
   document.addEventListener("DOMContentLoaded", function () {
     baseTitle = document.title;
     iconLink = document.querySelector("link[rel=icon]");

@@ -12,7 +12,7 @@ from app.rooms.replay import build_stories
 from app.store import rooms as store
 from app.store.db import session_scope
 from tests.web.test_room_protocol import play_one, start, three_players
-from tests.web.wsutil import CODE, card_words, hidden_cards
+from tests.web.wsutil import CODE, Player, card_words, hidden_cards
 
 ROW = re.compile(r"<tr>\s*<th scope=\"row\">(\d+)</th>(.*?)</tr>", re.DOTALL)
 NUM = re.compile(r'<td class="num[^"]*">(-?\d+)</td>')
@@ -69,8 +69,14 @@ def test_replay_before_the_end_is_refused_and_the_replay_of_a_finished_game_equa
         for code in hand:
             assert f'data-card="{code}"' in first.text
     assert 'rel="next"' in first.text and 'data-nav="next-deal"' in first.text
-    # the game-over panel links the replay
+    # the game-over panel links the replay; the score sheet is at every seat, totals as counted
     assert f"/r/{slug}/replay" in players[0].table["content"]
+    for p in players:
+        sheet = ROW.findall(p.table["content"])
+        assert [int(x) for x in NUM.findall(sheet[-1][1])] == game.scores
+    spectator = Player(web, slug, None).connect()
+    assert "Score sheet" not in spectator.recv_table()["content"]
+    spectator.close()
     for p in players:
         p.close()
 

@@ -17,6 +17,7 @@ from app.web.club import auth
 from app.web.club import night_data as cn
 from app.web.club import online as club_online
 from app.web.club.common import db_engine, nice_date, night_or_404, redirect, render, require_elder
+from app.web.club.night_games import night_games
 from app.web.shared.security import set_seat_cookie
 
 router = APIRouter(prefix="/club", tags=["club"])
@@ -104,6 +105,7 @@ def night_context(
         "describe_slot": cn.describe_slot,
         "table_note": cn.TABLE_NOTE,
         "table_suit": cn.TABLE_SUIT,
+        "games": night_games(row.state),
     }
     return ctx
 

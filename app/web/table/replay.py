@@ -63,8 +63,9 @@ def _naive(at: datetime | None) -> datetime | None:
 
 
 def _chat_of(story: GameStory, lines: list[ChatLine], until: datetime | None) -> list[dict[str, Any]]:
-    """Talk from the game's start until the next game started."""
-    start, end = _naive(story.started_at), _naive(until)
+    """Talk from the game's start (the first game: from the lobby on) until the next game started."""
+    start = _naive(story.started_at) if story.number > 1 else None
+    end = _naive(until)
     picked = []
     for line in lines:
         at = _naive(line.at)
