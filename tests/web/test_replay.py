@@ -69,6 +69,12 @@ def test_replay_before_the_end_is_refused_and_the_replay_of_a_finished_game_equa
         for code in hand:
             assert f'data-card="{code}"' in first.text
     assert 'rel="next"' in first.text and 'data-nav="next-deal"' in first.text
+    # bad links get a page, never an error
+    assert web.get(f"/r/{slug}/replay?step=abc").status_code == 200
+    assert web.get(f"/r/{slug}/replay?step=-5").status_code == 200
+    missing = web.get(f"/r/{slug}/replay?game=zz")
+    assert missing.status_code == 404 and "no game with that number" in missing.text
+    assert web.get(f"/r/{slug}/replay?game=2").status_code == 404
     # the game-over panel links the replay; the score sheet is at every seat, totals as counted
     assert f"/r/{slug}/replay" in players[0].table["content"]
     for p in players:

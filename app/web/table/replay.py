@@ -92,6 +92,14 @@ def _nav(steps: list[Step], i: int) -> dict[str, int | None]:
     }
 
 
+def _whole(raw: str | None) -> int | None:
+    """A whole number from the query string, or None (a bad one is treated as absent)."""
+    try:
+        return int(raw) if raw is not None and len(raw) <= 9 else None
+    except ValueError:
+        return None
+
+
 def _refused(request: Request, templates: Jinja2Templates, slug: str, message: str, status: int) -> Response:
     response = templates.TemplateResponse(
         request, "table/replay_refused.html", {"slug": slug, "message": message}, status_code=status
@@ -102,7 +110,7 @@ def _refused(request: Request, templates: Jinja2Templates, slug: str, message: s
 
 @router.get("/r/{slug}/replay", response_class=HTMLResponse)
 async def replay_page(request: Request, slug: str, manager: ManagerDep, templates: TemplatesDep,
-                      game: int | None = None, step: int = 0) -> Response:
+                      game: str | None = None, step: str | None = None) -> Response:
     room = manager.get(slug) if len(slug) <= 64 else None
     if room is None:
         raise HTTPException(404, "No such room: check the link.")
@@ -110,20 +118,23 @@ async def replay_page(request: Request, slug: str, manager: ManagerDep, template
     chat = await asyncio.to_thread(manager.load_chat, room.id)
     stories = build_stories(room.preset, room.options, events)
     finished = [s for s in stories if s.over]
-    if game is None:
+    number, at = _whole(game), _whole(step) or 0
+    if game is not None and number is None:
+        return _refused(request, templates, slug, ReplayText.no_such_game, 404)
+    if number is None:
         if not stories:
             return _refused(request, templates, slug, ReplayText.no_game, 404)
         if not finished:
             return _refused(request, templates, slug, ReplayText.not_over, 403)
         story = finished[-1]
     else:
-        story_or_none = next((s for s in stories if s.number == game), None)
+        story_or_none = next((s for s in stories if s.number == number), None)
         if story_or_none is None:
             return _refused(request, templates, slug, ReplayText.no_such_game, 404)
         if not story_or_none.over:
             return _refused(request, templates, slug, ReplayText.not_over, 403)
         story = story_or_none
-    i = min(max(step, 0), len(story.steps) - 1)
+    i = min(max(at, 0), len(story.steps) - 1)
     current = story.steps[i]
     humans = frozenset(s.name for s in room.seats.values() if not s.is_bot)
     names = [display_name(n, n.endswith(" (bot)"), humans) for n in story.players]
