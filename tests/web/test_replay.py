@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 import re
 
+import pytest
 from fastapi.testclient import TestClient
 
 from app.rooms.replay import build_stories
@@ -16,6 +17,13 @@ from tests.web.wsutil import CODE, Player, card_words, hidden_cards
 
 ROW = re.compile(r"<tr>\s*<th scope=\"row\">(\d+)</th>(.*?)</tr>", re.DOTALL)
 NUM = re.compile(r'<td class="num[^"]*">(-?\d+)</td>')
+
+
+@pytest.fixture
+def db_url(database_url: str) -> str:
+    """Every test here runs on SQLite and on Postgres."""
+    return database_url
+
 
 
 def stored_events(web: TestClient, room_id: int) -> list:

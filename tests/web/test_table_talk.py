@@ -3,10 +3,18 @@ the room; chat never moves the game's version."""
 
 from __future__ import annotations
 
+import pytest
 from fastapi.testclient import TestClient
 
 from app.rooms.chat import MAX_TEXT, RATE_COUNT, RATE_WINDOW
 from tests.web.wsutil import Player, create_room, join
+
+
+@pytest.fixture
+def db_url(database_url: str) -> str:
+    """Every test here runs on SQLite and on Postgres."""
+    return database_url
+
 
 
 class FakeClock:
