@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol, TypeVar
 
+from app.rooms.chat import ChatLine
 from app.rooms.clock import Clock
 from app.rooms.seats import Seat
 
@@ -64,4 +65,20 @@ class RoomHost(Protocol[R_contra]):
 
     def render_notice(self, message: str, level: str, /) -> str:
         """A notice for one connection, as HTML."""
+        ...
+
+    def save_chat(self, room: R_contra, line: ChatLine, /) -> None:
+        """Store one chat line with the room (blocking: called off the event loop)."""
+        ...
+
+    def render_chat(self, room: R_contra, lines: list[ChatLine], /) -> str:
+        """Chat lines, as HTML to append to the chat log."""
+        ...
+
+    def render_chat_form(self, room: R_contra, seat: int | None, /) -> str:
+        """The chat form as that seat sees it (talk allowed or not, the host's switches)."""
+        ...
+
+    def render_reaction(self, emoji: str, /) -> str:
+        """A quick reaction shown briefly by its sender's seat, as HTML."""
         ...

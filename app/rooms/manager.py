@@ -13,11 +13,13 @@ from sqlalchemy import Engine
 
 from app.rooms import engine as rules_engine
 from app.rooms import pg_notify
+from app.rooms.chat import ChatLine
 from app.rooms.clock import Clock, SystemClock
 from app.rooms.room import BOT_NAMES, MAX_NAME, Event, LiveRoom, Refused, Seat, clean_name
 from app.rooms.state import DEFAULT_TURN_SECONDS
 from app.rooms.sync import RoomSync, load_room
 from app.rooms.tokens import new_slug, new_token, seat_secrets
+from app.store import chat as chat_store
 from app.store import rooms as store
 from app.store.db import session_scope
 
@@ -29,6 +31,9 @@ MIN_TURN_SECONDS, MAX_TURN_SECONDS = 10, 600  # a turn timer's range (0 switches
 TableRenderer = Callable[[LiveRoom, "int | None"], str]
 NoticeRenderer = Callable[[str, str], str]
 GameOverObserver = Callable[[LiveRoom], "Awaitable[None] | None"]
+ChatRenderer = Callable[[LiveRoom, list[ChatLine]], str]
+ChatFormRenderer = Callable[[LiveRoom, "int | None"], str]
+ReactionRenderer = Callable[[str], str]
 
 
 class RoomManager:
@@ -42,6 +47,9 @@ class RoomManager:
         clock: Clock | None = None,
         render_table: TableRenderer | None = None,
         render_notice: NoticeRenderer | None = None,
+        render_chat: ChatRenderer | None = None,
+        render_chat_form: ChatFormRenderer | None = None,
+        render_reaction: ReactionRenderer | None = None,
     ) -> None:
         self.db = db
         self.bot_delay = bot_delay
@@ -51,6 +59,9 @@ class RoomManager:
         self.rooms: dict[str, LiveRoom] = {}
         self.render_table: TableRenderer = render_table or (lambda room, seat: "")
         self.render_notice: NoticeRenderer = render_notice or (lambda message, level: message)
+        self.render_chat: ChatRenderer = render_chat or (lambda room, lines: "")
+        self.render_chat_form: ChatFormRenderer = render_chat_form or (lambda room, seat: "")
+        self.render_reaction: ReactionRenderer = render_reaction or (lambda emoji: emoji)
         self._create_lock = asyncio.Lock()
         self.loaded = False
         self.game_over_observers: list[GameOverObserver] = []
@@ -116,7 +127,21 @@ class RoomManager:
         if events:  # the current turn started when its version was committed
             at = events[-1].at
             room.turn_started = (at if at.tzinfo else at.replace(tzinfo=UTC)).timestamp()
+        room.chat.restore(self.load_chat(row.id))
         return room
+
+    # ------------------------------------------------------------------ table talk
+
+    def load_chat(self, room_id: int) -> list[ChatLine]:
+        """A room's stored chat rows, oldest first."""
+        with session_scope(self.db) as session:
+            rows = chat_store.list_chat(session, room_id=room_id)
+        return [ChatLine(r.kind, r.seat, r.name, r.text, r.at) for r in rows]
+
+    def save_chat(self, room: LiveRoom, line: ChatLine) -> None:
+        with session_scope(self.db) as session:
+            chat_store.add_chat(session, room_id=room.id, seat=line.seat, name=line.name, kind=line.kind,
+                                text=line.text, at=line.at)
 
     async def reload(self, room: LiveRoom) -> None:
         """Rebuild one room from the database (after a failed commit)."""

@@ -7,15 +7,17 @@ from typing import Any
 
 from app.parsing import BadFrame, parse_json_object, strict_int
 from app.rooms import engine
+from app.rooms.chat import ChatRefused
 from app.rooms.hub import Connection
 from app.rooms.seat_changes import RoomSeatChanges
 from app.rooms.seats import Refused
+from app.rooms.talk import RoomTalk
 
 MAX_FRAME = 8 * 1024
 MAX_DEPTH = 4  # a frame is a flat object; {"action": [...]} is the deepest anything needs
 
 
-class RoomMessages(RoomSeatChanges):
+class RoomMessages(RoomTalk, RoomSeatChanges):
     def _seen_aid(self, aid: str) -> bool:
         if aid in self.recent_aids:
             return True
@@ -57,6 +59,17 @@ class RoomMessages(RoomSeatChanges):
                 self.time_note = None
             elif do == "sync":
                 conn.offer(self.table_frame(seat))
+                self.offer_chat(conn)
+            elif do == "talk":  # a page just connected: what was said since it was rendered
+                self.offer_chat(conn)
+            elif do == "say":
+                await self.say(conn, msg.get("text"))
+            elif do == "react":
+                await self.react(conn, msg.get("emoji"))
+            elif do in ("mute", "unmute"):
+                await self.set_muted(seat, _int(msg.get("seat")), do == "mute")
+            elif do == "spectators":
+                await self.set_spectators(seat, msg.get("allow") in (True, "on", "true", "1", ["on"]))
             elif do == "start":
                 await self.start(seat)
             elif do == "add_bot":
@@ -75,6 +88,8 @@ class RoomMessages(RoomSeatChanges):
                 raise Refused(f"Unknown request {str(do)[:40]!r}; nothing was changed.")
         except Refused as refused:
             self.tell(conn, str(refused))
+        except ChatRefused as refused:  # talk refusals leave the table alone
+            self.tell(conn, str(refused), with_table=False)
         except engine.IllegalAction as illegal:  # the engine's own words
             self.tell(conn, str(illegal))
 

@@ -10,6 +10,7 @@ from collections import OrderedDict
 from typing import Any
 
 from app.rooms import engine
+from app.rooms.chat import ChatLog
 from app.rooms.host import RoomHost
 from app.rooms.hub import Connection
 from app.rooms.presence_updates import PresenceCoalescer
@@ -53,6 +54,8 @@ class RoomState:
         # what is played next.
         self.club_table = False
         self._bot_task: asyncio.Task[None] | None = None
+        self.chat = ChatLog()  # table talk: kept apart from the game, never moves the version
+        self.chat_lock = asyncio.Lock()
         # True when this process's last change lost the version race to another process: that
         # process's action path drives the bots from there (a bot here stops re-trying).
         self.moved_elsewhere = False

@@ -22,7 +22,7 @@ from app.web.club.router import router as club_router
 from app.web.shared import errors
 from app.web.shared.headers import SecurityHeaders
 from app.web.state import manager_of, templates_of
-from app.web.table import pages, rejoin, websocket
+from app.web.table import pages, rejoin, replay, websocket
 
 
 def install(app: FastAPI) -> None:
@@ -35,6 +35,7 @@ def install(app: FastAPI) -> None:
     app.include_router(rejoin.router)
     app.add_exception_handler(pages.NoSuchRoom, pages.no_such_room)
     app.include_router(websocket.router)
+    app.include_router(replay.router)
     app.include_router(club_router)
 
 

@@ -15,6 +15,7 @@ from markupsafe import Markup
 from starlette.requests import HTTPConnection
 
 from app.rooms import LiveRoom, RoomManager
+from app.web.table import talk
 from app.web.table.render import render_block, setup_templates, status_line, table_context
 
 TEMPLATES_DIR = Path(__file__).resolve().parents[2] / "templates"
@@ -71,6 +72,9 @@ def manager_of(app: FastAPI) -> RoomManager:
             clock=getattr(app.state, "clock", None),
             render_table=render_table,
             render_notice=render_notice,
+            render_chat=lambda room, lines: talk.render_lines(templates, lines),
+            render_chat_form=lambda room, seat: talk.render_form(templates, room, seat),
+            render_reaction=talk.render_reaction,
         )
         manager.load()
         app.state.rooms = manager

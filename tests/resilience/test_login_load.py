@@ -48,6 +48,8 @@ async def test_login_guesses_do_not_freeze_another_rooms_websocket(start_server,
                 sent = time.perf_counter()
                 await ws.send(json.dumps({"do": "sync"}))
                 frame = json.loads(await asyncio.wait_for(ws.recv(), 10))
+                while frame["kind"] in ("chat", "chatform"):  # the previous sync's chat, after its table
+                    frame = json.loads(await asyncio.wait_for(ws.recv(), 10))
                 rtts.append((time.perf_counter() - sent) * 1000)
                 assert frame["kind"] == "table"
                 await asyncio.sleep(0.1)

@@ -72,6 +72,8 @@ def test_the_frames_that_raised_get_a_notice_and_the_socket_stays_open(
         if first["kind"] == "notice":
             assert first["message"] and "Traceback" not in first["message"]
             actor.recv_table()
+        else:  # a sync: the table, then the recent chat and the seat's chat form
+            assert {actor.recv()["kind"] for _ in range(2)} == {"chat", "chatform"}, frame
     assert room.version == version
     assert json.dumps(room.game.to_json(), sort_keys=True) == snapshot
     # still open and still playing: a real move goes through

@@ -14,6 +14,7 @@ from app.store import club as store
 from app.store.db import session_scope
 from app.web.club import night_data as cn
 from app.web.club.common import db_engine, nice_date, redirect, render
+from app.web.club.night_games import games_by_night
 
 router = APIRouter(prefix="/club", tags=["club"])
 
@@ -59,6 +60,7 @@ def player_page(request: Request, name: str) -> Response:
     with session_scope(db_engine(request)) as session:
         member = store.get_member_by_name(session, name=name)
         played = cn.played_nights(session)
+        games = games_by_night(session, member.name) if member is not None else {}
     if member is None:
         raise HTTPException(status_code=404, detail="No such player")
     if member.name != name:
@@ -77,7 +79,7 @@ def player_page(request: Request, name: str) -> Response:
         "club/player.html",
         {
             "member": member, "mine": list(reversed(mine)), "all_time": all_time, "per_year": per_year,
-            "chart": chart, "nice_date": nice_date,
+            "chart": chart, "nice_date": nice_date, "games": games,
             "hof": dict(zip(range(1, 10), (9, 8, 7, 6, 5, 4, 3, 2, 1), strict=True)),
         },
     )

@@ -28,6 +28,7 @@ from app.web.club.common import (
     render_string,
     require_elder,
 )
+from app.web.club.night_games import night_games
 from app.web.shared.security import set_seat_cookie
 
 router = APIRouter(prefix="/club", tags=["club"])
@@ -116,6 +117,7 @@ def night_context(
         "describe_slot": cn.describe_slot,
         "table_note": cn.TABLE_NOTE,
         "table_suit": cn.TABLE_SUIT,
+        "games": night_games(row.state),
     }
     return ctx
 

@@ -18,6 +18,7 @@ from app.web.shared.security import seat_token, set_seat_cookie
 from app.web.state import TEMPLATES_DIR, extra_panels, get_manager, get_templates
 from app.web.table.rejoin_panel import rejoin_panel
 from app.web.table.render import render_block, status_line, table_context
+from app.web.table.talk import chat_context
 
 router = APIRouter(tags=["pages"])
 
@@ -127,6 +128,7 @@ def room_response(request: Request, templates: Jinja2Templates, room: LiveRoom, 
     ctx["rejoin"] = rejoin_panel(request, room, seat, token)
     ctx["rejoin_prefill"] = prefill
     ctx["extra_panels"] = extra_panels(request.app, room, seat)
+    ctx.update(chat_context(room, seat))
     response = templates.TemplateResponse(request, "table/room.html", ctx, status_code=status_code)
     response.headers["Cache-Control"] = "no-store"
     response.headers["Referrer-Policy"] = "same-origin"
@@ -148,10 +150,7 @@ async def join(request: Request, slug: str, manager: ManagerDep, templates: Temp
     try:
         _seat, token = await room.join(str(form.get("name", ""))[:MAX_FORM_FIELD])
     except Refused as refused:
-        seat_ctx = table_context(room, None)
-        seat_ctx["status_text"] = status_line(seat_ctx)
-        seat_ctx["join_error"] = str(refused)
-        return templates.TemplateResponse(request, "table/room.html", seat_ctx, status_code=400)
+        return room_response(request, templates, room, error=str(refused), status_code=400)
     response = RedirectResponse(f"/r/{slug}", status_code=303)
     set_seat_cookie(response, slug=slug, token=token, secure=request.app.state.settings.secure_cookies)
     return response

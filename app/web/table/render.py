@@ -15,6 +15,7 @@ from markupsafe import Markup, escape
 
 from app.rooms.room import LiveRoom
 from app.rules.cards import RANK_WORD, pretty, pretty_cards
+from app.web.table.score_sheet import score_rows
 
 SUIT_NAME = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
 RANK_NAME = {"J": "jack", "Q": "queen", "K": "king", "A": "ace", "T": "10"}
@@ -250,6 +251,8 @@ def table_context(room: LiveRoom, seat: int | None) -> dict[str, Any]:
         i_am_ready=me is not None and me in room.ready,
         rematch_waits=[names[i] for i in room.rematch_waits_for() if i < len(names)],
         free_seats=room.capacity - len(room.seats),
+        # anyone seated can open the sheet during the game (finished deals are public)
+        score_sheet=score_rows(g.deal_log, len(room.seats)) if g is not None and me is not None else [],
     )
     return ctx
 

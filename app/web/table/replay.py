@@ -1,0 +1,165 @@
+"""The replay page: a finished game, step by step (every deal and every move), all hands face up,
+with its score sheet and the table talk alongside. Built from the stored event log
+(`app.rooms.replay`); a game still being played is refused and shows no card.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import datetime
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, HTTPException, Request
+from fastapi.responses import HTMLResponse, Response
+from fastapi.templating import Jinja2Templates
+from sqlalchemy import Engine
+
+from app.rooms import RoomManager
+from app.rooms.chat import REACT, SAY, ChatLine
+from app.rooms.replay import GameStory, Step, StoredEvent, build_stories
+from app.rules.cards import pretty_cards
+from app.store import rooms as store
+from app.store.db import session_scope
+from app.web.state import get_manager, get_templates
+from app.web.table.render import display_name
+from app.web.table.score_sheet import score_rows
+from app.web.table.talk import line_model
+
+router = APIRouter(tags=["replay"])
+
+ManagerDep = Annotated[RoomManager, Depends(get_manager)]
+TemplatesDep = Annotated[Jinja2Templates, Depends(get_templates)]
+
+
+class ReplayText:
+    """The replay page's sentences (one place, ready to be wrapped for translation)."""
+
+    no_game = "Nothing has been played at this table yet: there is no game to replay."
+    not_over = ("This game is still being played. Its replay opens once the game is over; "
+                "until then no hand is shown to anyone.")
+    no_such_game = "This table has no game with that number."
+    dealt = "The cards are dealt."
+
+    @staticmethod
+    def move(name: str, action: str) -> str:
+        word, *cards = action.split()
+        shown = pretty_cards(cards) if cards else ""
+        if word == "play":
+            return f"{name} played {shown}."
+        if word == "exchange":
+            return f"{name} swapped {len(cards)} card{'s' if len(cards) != 1 else ''}." if cards \
+                else f"{name} kept their hand."
+        return {"free": f"{name} took free cards.", "double": f"{name} doubled.",
+                "redouble": f"{name} redoubled.", "pass": f"{name} kept their hand."}.get(word, f"{name}: {action}.")
+
+
+def _load(db: Engine, room_id: int) -> list[StoredEvent]:
+    with session_scope(db) as session:
+        return [(e.seat, e.kind, dict(e.payload), e.at) for e in store.list_events(session, room_id=room_id)]
+
+
+def _naive(at: datetime | None) -> datetime | None:
+    return at.replace(tzinfo=None) if at is not None and at.tzinfo is not None else at
+
+
+def _chat_of(story: GameStory, lines: list[ChatLine], until: datetime | None) -> list[dict[str, Any]]:
+    """Talk from the game's start (the first game: from the lobby on) until the next game started."""
+    start = _naive(story.started_at) if story.number > 1 else None
+    end = _naive(until)
+    picked = []
+    for line in lines:
+        at = _naive(line.at)
+        if line.kind not in (SAY, REACT) or at is None:
+            continue
+        if (start is None or at >= start) and (end is None or at < end):
+            picked.append(line_model(line))
+    return picked
+
+
+def _nav(steps: list[Step], i: int) -> dict[str, int | None]:
+    deals = [s.index for s in steps if s.action == "deal"]
+    tricks = [s.index for s in steps if s.trick_done or s.deal_end is not None]
+    last = len(steps) - 1
+    return {
+        "first": 0 if i > 0 else None,
+        "prev": i - 1 if i > 0 else None,
+        "next": i + 1 if i < last else None,
+        "last": last if i < last else None,
+        "prev_trick": max((t for t in tricks if t < i), default=None),
+        "next_trick": min((t for t in tricks if t > i), default=None),
+        "prev_deal": max((d for d in deals if d < i), default=None),
+        "next_deal": min((d for d in deals if d > i), default=None),
+    }
+
+
+def _whole(raw: str | None) -> int | None:
+    """A whole number from the query string, or None (a bad one is treated as absent)."""
+    try:
+        return int(raw) if raw is not None and len(raw) <= 9 else None
+    except ValueError:
+        return None
+
+
+def _refused(request: Request, templates: Jinja2Templates, slug: str, message: str, status: int) -> Response:
+    response = templates.TemplateResponse(
+        request, "table/replay_refused.html", {"slug": slug, "message": message}, status_code=status
+    )
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@router.get("/r/{slug}/replay", response_class=HTMLResponse)
+async def replay_page(request: Request, slug: str, manager: ManagerDep, templates: TemplatesDep,
+                      game: str | None = None, step: str | None = None) -> Response:
+    room = manager.get(slug) if len(slug) <= 64 else None
+    if room is None:
+        raise HTTPException(404, "No such room: check the link.")
+    events = await asyncio.to_thread(_load, manager.db, room.id)
+    chat = await asyncio.to_thread(manager.load_chat, room.id)
+    stories = build_stories(room.preset, room.options, events)
+    finished = [s for s in stories if s.over]
+    number, at = _whole(game), _whole(step) or 0
+    if game is not None and number is None:
+        return _refused(request, templates, slug, ReplayText.no_such_game, 404)
+    if number is None:
+        if not stories:
+            return _refused(request, templates, slug, ReplayText.no_game, 404)
+        if not finished:
+            return _refused(request, templates, slug, ReplayText.not_over, 403)
+        story = finished[-1]
+    else:
+        story_or_none = next((s for s in stories if s.number == number), None)
+        if story_or_none is None:
+            return _refused(request, templates, slug, ReplayText.no_such_game, 404)
+        if not story_or_none.over:
+            return _refused(request, templates, slug, ReplayText.not_over, 403)
+        story = story_or_none
+    i = min(max(at, 0), len(story.steps) - 1)
+    current = story.steps[i]
+    humans = frozenset(s.name for s in room.seats.values() if not s.is_bot)
+    names = [display_name(n, n.endswith(" (bot)"), humans) for n in story.players]
+    actor = names[current.actor] if current.actor is not None else ""
+    done_deals = [d for d in story.deal_log if d.deal_no < current.deal_no or current.deal_end is not None
+                  and d.deal_no == current.deal_no]
+    ctx = {
+        "slug": slug,
+        "room": room,
+        "story": story,
+        "games": [s.number for s in finished],
+        "step": current,
+        "steps_total": len(story.steps),
+        "names": names,
+        "what": ReplayText.dealt if current.action == "deal" else ReplayText.move(actor, current.action),
+        "nav": _nav(story.steps, i),
+        "deal_starts": [(s.deal_no, s.index) for s in story.steps if s.action == "deal"],
+        "score_sheet": score_rows(done_deals, len(names)),
+        "final_rows": score_rows(story.deal_log, len(names)),
+        "chat_lines": _chat_of(story, chat, next((s.started_at for s in stories if s.number == story.number + 1),
+                                                 None)),
+        "ranking": story.game.ranking or [],
+        "final_scores": story.game.scores,
+        "top_cards": [c for c in story.game.ruleset.top_cards if not c.startswith("X")],
+    }
+    response = templates.TemplateResponse(request, "table/replay.html", ctx)
+    response.headers["Cache-Control"] = "no-store"
+    return response
