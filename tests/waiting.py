@@ -3,16 +3,17 @@
 No test sleeps a fixed time and hopes: it waits until something the page or the server exposes
 (a table version, a selector, a log line, an HTTP answer) says the moment has come. Every wait
 has a limit, and a wait that runs out fails saying what it saw: the page's status line and table
-version, and the tail of the server log (`watch_log` names the log of the server under test).
+version, and the tail of the server log (`watching` names the log of the server under test).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import subprocess
 import time
 import urllib.request
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,9 +24,14 @@ POLL = 0.02  # seconds between two looks at a condition nothing can signal
 _server_logs: list[Path] = []
 
 
-def watch_log(path: Path) -> None:
-    """Name the log of the server under test: failed waits print its tail."""
-    _server_logs.append(Path(path))
+@contextlib.contextmanager
+def watching(log: Path) -> Iterator[Path]:
+    """Name the log of the server under test while in this block: failed waits print its tail."""
+    _server_logs.append(Path(log))
+    try:
+        yield Path(log)
+    finally:
+        _server_logs.remove(Path(log))
 
 
 def log_tail(path: Path | None = None, lines: int = 40) -> str:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.waiting import answers, wait_until, watch_log
+from tests.waiting import answers, wait_until, watching
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
@@ -38,7 +38,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                SEAT_TAKEOVER_SECONDS="0", PYTHONPATH=str(ROOT))
     log_path = tmp_path_factory.mktemp("e2e-log") / "server.log"
     log = open(log_path, "w")  # noqa: SIM115 (lives as long as the server)
-    watch_log(log_path)
     proc = subprocess.Popen(
         [sys.executable, "-m", "uvicorn", "app.main:create_app", "--factory", "--host", "127.0.0.1",
          "--port", str(port), "--ws", "websockets-sansio", "--ws-per-message-deflate", "false"],
@@ -46,9 +45,10 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     )
     base = f"http://127.0.0.1:{port}"
     try:
-        wait_until(lambda: answers(base, proc), what=f"{base}/healthz to answer", timeout=30,
-                   seen=lambda: f"server exit code {proc.poll()}")
-        yield base
+        with watching(log_path):
+            wait_until(lambda: answers(base, proc), what=f"{base}/healthz to answer", timeout=30,
+                       seen=lambda: f"server exit code {proc.poll()}")
+            yield base
     finally:
         proc.terminate()
         try:

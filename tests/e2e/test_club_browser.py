@@ -23,7 +23,7 @@ from app.store.db import make_engine, session_scope, upgrade
 from app.web.auth import hash_password
 
 from ..club_web.helpers import NINE, finished_night_in_store
-from ..waiting import answers, wait_until, watch_log
+from ..waiting import answers, wait_until, watching
 
 pytestmark = pytest.mark.e2e
 
@@ -71,10 +71,10 @@ def server(tmp_path: Path) -> Iterator[str]:
     )
     base = f"http://127.0.0.1:{port}"
     try:
-        watch_log(tmp_path / "server.log")
-        wait_until(lambda: answers(base, proc), what=f"{base}/healthz to answer", timeout=30,
-                   seen=lambda: f"server exit code {proc.poll()}")
-        yield base
+        with watching(tmp_path / "server.log"):
+            wait_until(lambda: answers(base, proc), what=f"{base}/healthz to answer", timeout=30,
+                       seen=lambda: f"server exit code {proc.poll()}")
+            yield base
     finally:
         proc.terminate()
         try:
