@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -22,6 +23,8 @@ log = logging.getLogger("gurka.rooms")
 TableRenderer = Callable[[LiveRoom, "int | None"], str]
 NoticeRenderer = Callable[[str, str], str]
 GameOverObserver = Callable[[LiveRoom], "Awaitable[None] | None"]
+Clock = Callable[[], float]  # seconds, only ever compared with itself (time.monotonic)
+Sleep = Callable[[float], Awaitable[None]]
 
 
 class RoomManager:
@@ -33,10 +36,16 @@ class RoomManager:
         takeover_seconds: float = 60.0,
         render_table: TableRenderer | None = None,
         render_notice: NoticeRenderer | None = None,
+        clock: Clock = time.monotonic,
+        sleep: Sleep = asyncio.sleep,
     ) -> None:
         self.db = db
         self.bot_delay = bot_delay
         self.takeover_seconds = takeover_seconds
+        # Every room timer reads this clock and waits with this sleep (bot delay, seat takeover,
+        # the bot fallback), so a test can drive them with a fake clock instead of real seconds.
+        self.clock = clock
+        self.sleep = sleep
         self.rooms: dict[str, LiveRoom] = {}
         self.render_table: TableRenderer = render_table or (lambda room, seat: "")
         self.render_notice: NoticeRenderer = render_notice or (lambda message, level: message)

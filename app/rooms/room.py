@@ -11,7 +11,6 @@ import contextlib
 import json
 import logging
 import secrets
-import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -104,7 +103,7 @@ class LiveRoom:
         # True when this process's last change lost the version race to another process: that
         # process's action path drives the bots from there (a bot here stops re-trying).
         self.moved_elsewhere = False
-        now = time.monotonic()
+        now = self.manager.clock()
         for s in self.seats.values():
             self.absent_since[s.seat] = now
 
@@ -135,7 +134,7 @@ class LiveRoom:
     def absent_for(self, seat: int) -> float:
         if seat in self.present():
             return 0.0
-        return time.monotonic() - self.absent_since.get(seat, time.monotonic())
+        return self.manager.clock() - self.absent_since.get(seat, self.manager.clock())
 
     def can_hand_to_bot(self, seat: int) -> bool:
         s = self.seats.get(seat)
@@ -252,7 +251,7 @@ class LiveRoom:
             seats = dict(self.seats)
             seats[seat] = Seat(seat, name, hash_token(token))
             self._commit([(seat, "join", {"seat": seat, "name": name})], seats=seats)
-            self.absent_since[seat] = time.monotonic()
+            self.absent_since[seat] = self.manager.clock()
             return seat, token
 
         return await self._run(fn)
@@ -448,7 +447,7 @@ class LiveRoom:
             self._bot_task = asyncio.get_running_loop().create_task(self._bot_turn(), name=f"bot-{self.slug}")
 
     async def _bot_turn(self) -> None:
-        await asyncio.sleep(self.manager.bot_delay)
+        await self.manager.sleep(self.manager.bot_delay)
         try:
             async with self.lock:
                 seat = self.bot_seat()
@@ -493,7 +492,7 @@ class LiveRoom:
         self.connections.discard(conn)
         conn.closed = True
         if conn.seat is not None and conn.seat not in self.present():
-            self.absent_since[conn.seat] = time.monotonic()
+            self.absent_since[conn.seat] = self.manager.clock()
         self.publish()
 
     def publish(self) -> None:

@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
@@ -107,7 +106,7 @@ def catch_up_locked(room: LiveRoom) -> bool:
     _reseat(room)
     # Presence is per process: a player who just moved through another process is not "away"
     # here (so a host here cannot hand their seat to a bot while they play elsewhere).
-    now = time.monotonic()
+    now = room.manager.clock()
     for event in events:
         if event.seat is not None and event.kind in ("act", "join", "takeback"):
             room.absent_since[event.seat] = now
@@ -212,7 +211,7 @@ class RoomSync:
         )
 
     async def _fallback(self, room: LiveRoom, version: int) -> None:
-        await asyncio.sleep(self.manager.bot_delay + self.fallback_bot_seconds)
+        await self.manager.sleep(self.manager.bot_delay + self.fallback_bot_seconds)
         if room.version == version:
             log.info(
                 "room %s: no move for %.1f s; a bot moves from this process",
