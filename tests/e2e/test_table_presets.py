@@ -30,7 +30,7 @@ def create_room(page, server: str, preset: str, *, seats: int, bots: int, option
     if page.locator("#preset").input_value() != preset:  # the options are swapped in for the preset
         page.eval_on_selector("#options", "el => el.dataset.old = '1'")
         page.select_option("#preset", preset)
-        page.wait_for_selector(f'#options:not([data-old]) a[href="/rules/{preset}"]')
+        wait_selector(page, f'#options:not([data-old]) a[href="/rules/{preset}"]', what=f"the options of {preset}")
     page.select_option("#seats", str(seats))
     page.select_option("#bots", str(bots))
     if options:
@@ -39,8 +39,9 @@ def create_room(page, server: str, preset: str, *, seats: int, bots: int, option
             page.check(f"input[name=opt_{name}]")
     page.click("button[type=submit]")
     page.wait_for_url("**/r/*")
+    wait_selector(page, ".seat.me .dot.on", what="the host's socket up (a push marked her present)")
     page.get_by_role("button", name=re.compile("Start the game")).click()
-    page.wait_for_selector(".felt, .gameover")
+    wait_selector(page, ".felt, .gameover", what="the game started")
 
 
 def version(page) -> int:  # type: ignore[no-untyped-def]
@@ -376,7 +377,8 @@ def test_typed_name_survives_a_push(server: str, browser) -> None:  # type: igno
         host.click("button[type=submit]")
         host.wait_for_url("**/r/*")
         friend.goto(host.url)
-        friend.wait_for_selector("#join-name")
+        wait_selector(host, ".seat.me .dot.on", what="the host's socket up")
+        wait_selector(friend, "#join-name", what="the join form")
         friend.locator("#join-name").focus()
         friend.keyboard.type("Bo")
         before = version(friend)
@@ -386,7 +388,7 @@ def test_typed_name_survives_a_push(server: str, browser) -> None:  # type: igno
         assert friend.evaluate("document.activeElement.id") == "join-name"
         friend.keyboard.type("rje")
         friend.get_by_role("button", name="Take a seat").click()
-        friend.wait_for_selector(".seat.me:has-text('Borje')")
+        wait_selector(friend, ".seat.me:has-text('Borje')", what="Borje seated")
     finally:
         host_ctx.close()
         friend_ctx.close()
