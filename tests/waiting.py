@@ -9,6 +9,7 @@ version, and the tail of the server log (`watching` names the log of the server 
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import subprocess
 import time
@@ -126,12 +127,40 @@ PAGE_STATE = """() => {
 }"""
 
 
+_page_events: dict[int, collections.deque[str]] = {}
+
+
+def watch_page(page: Any) -> Any:
+    """Keep the page's last console messages, errors and websocket events, for `page_state`."""
+    seen: collections.deque[str] = collections.deque(maxlen=30)
+    _page_events[id(page)] = seen
+
+    def note(text: str) -> None:
+        seen.append(f"{time.monotonic():.3f} {text}")
+
+    def on_socket(ws: Any) -> None:
+        note(f"websocket opened {ws.url}")
+        ws.on("close", lambda _ws: note("websocket closed"))
+        ws.on("socketerror", lambda error: note(f"websocket error {error}"))
+
+    page.on("console", lambda m: note(f"console.{m.type}: {m.text}"))
+    page.on("pageerror", lambda e: note(f"page error: {e}"))
+    page.on("websocket", on_socket)
+    page.on("close", lambda _p: _page_events.pop(id(page), None))
+    return page
+
+
 def page_state(page: Any) -> str:
-    """What the page shows now: its table version and mode, status line, connection, notice."""
+    """What the page shows now: its table version and mode, status line, connection, notice,
+    and (for a watched page) its last console messages and websocket events."""
+    events = _page_events.get(id(page))
+    tail = ("\nits last events:\n  " + "\n  ".join(events)) if events else ""
     try:
-        return str(page.evaluate(PAGE_STATE))
+        visible = page.evaluate(PAGE_STATE)
+        visible["hidden"] = page.evaluate("() => document.visibilityState")
+        return f"{visible}{tail}"
     except Exception as exc:  # noqa: BLE001  (a closed or navigating page: say so)
-        return f"(page state unreadable: {exc.__class__.__name__}: {exc})"
+        return f"(page state unreadable: {exc.__class__.__name__}: {exc}){tail}"
 
 
 def wait_page(page: Any, expression: str, arg: Any = None, *, what: str, timeout: float = 10.0) -> None:

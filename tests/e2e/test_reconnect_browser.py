@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from tests.resilience.conftest import ServerProcess
-from tests.waiting import wait_page, wait_selector, watching
+from tests.waiting import wait_page, wait_selector, watch_page, watching
 
 pytestmark = pytest.mark.e2e
 
@@ -43,7 +43,7 @@ def test_page_reconnects_after_a_restart(browser, tmp_path: Path, shots: Path) -
             ctx.add_cookies(
                 [{"name": f"gurka_seat_{slug}", "value": token, "url": f"{server.url}/r/{slug}"}]
             )
-            page = ctx.new_page()
+            page = watch_page(ctx.new_page())
             page.goto(f"{server.url}/r/{slug}")
             wait_selector(page, ".seat.me .dot.on", what="the socket up (a push marked us present)")
             page.get_by_role("button", name="Start the game").click()

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.waiting import wait_page, wait_selector
+from tests.waiting import wait_page, wait_selector, watch_page
 
 pytestmark = pytest.mark.e2e
 
@@ -40,7 +40,7 @@ def test_three_friends_play_a_deal(server: str, browser, shots: Path) -> None:  
     bo_ctx = browser.new_context(**LAPTOP)
     cai_ctx = browser.new_context(**PHONE)
     try:
-        host = host_ctx.new_page()
+        host = watch_page(host_ctx.new_page())
         host.goto(server + "/")
         host.screenshot(path=str(shots / "01-home.png"), full_page=True)
         host.fill("#name", "Anna")
@@ -53,7 +53,7 @@ def test_three_friends_play_a_deal(server: str, browser, shots: Path) -> None:  
 
         pages = {"Anna": host}
         for name, ctx in (("Bo", bo_ctx), ("Cai", cai_ctx)):
-            page = ctx.new_page()
+            page = watch_page(ctx.new_page())
             page.goto(link)
             page.fill("#join-name", name)
             page.get_by_role("button", name="Take a seat").click()

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.waiting import wait_page, wait_selector, wait_version_above
+from tests.waiting import wait_page, wait_selector, wait_version_above, watch_page
 
 pytestmark = pytest.mark.e2e
 
@@ -129,7 +129,7 @@ def no_hidden_cards(page) -> None:  # type: ignore[no-untyped-def]
 
 def game_for(context_kw: dict, browser):  # type: ignore[no-untyped-def]
     ctx = browser.new_context(**context_kw)
-    return ctx, ctx.new_page()
+    return ctx, watch_page(ctx.new_page())
 
 
 # ------------------------------------------------------------------ presets
