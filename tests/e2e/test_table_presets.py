@@ -412,10 +412,12 @@ SLOW_SETTLE = 300  # ms; htmx's is 1 ms, which a busy machine stretches: make th
 
 
 def test_typed_name_survives_overlapping_pushes(server: str, browser) -> None:  # type: ignore[no-untyped-def]
-    """htmx swaps a push in, then waits to settle before it is done. A key pressed in that
-    window, or a second push arriving in it (a seat's arrival and a bot added at once), must
-    not cost the friend a typed letter nor move the caret. The page replays the server's latest
-    push at the worst moment; the settle wait is stretched as a loaded machine does."""
+    """htmx swaps a push in, then waits to settle before it is done: a key pressed in that
+    window landed in the fresh, empty field and the letter typed before was lost ('o', not
+    'Bo': the flaky failure of the test above, on a loaded machine). Pushes right behind each
+    other (htmx handles them one after the other) keep the text and the caret too. The page
+    replays the server's latest push at the worst moment; the settle wait is stretched as a
+    loaded machine does."""
     host_ctx, host = game_for(LAPTOP, browser)
     friend_ctx, friend = game_for(PHONE, browser)
 
@@ -444,7 +446,7 @@ def test_typed_name_survives_overlapping_pushes(server: str, browser) -> None:  
         friend.keyboard.type("o")
         wait_page(friend, "n => window.pushes > n", seen, what="the replayed push done")
         assert friend.locator("#join-name").input_value() == "Bo"
-        # a second push arriving while the first settles
+        # a second push right behind the first
         seen = pushes()
         friend.evaluate(REPLAY)
         settling()
