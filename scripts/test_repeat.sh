@@ -19,6 +19,8 @@ repo=$(git -C "$(dirname "$0")/.." rev-parse --show-toplevel)
 head=$(git -C "$repo" rev-parse HEAD)
 work=$(mktemp -d "${TMPDIR:-/tmp}/gurka-repeat.XXXXXX")
 busy_pid=""
+beside=""
+if [ "${BUSY:-0}" != 0 ]; then beside=" beside a second suite"; fi
 
 clone() {  # clone <dir>: the committed HEAD, its .venv installed
   rm -rf "$1"
@@ -37,9 +39,9 @@ stop_busy() {
 trap stop_busy EXIT
 trap 'exit 130' INT TERM
 
-echo "commit $head, $n run(s)${BUSY:+ beside a second suite}, in $work"
+echo "commit $head, $n run(s)$beside, in $work"
 clone "$work/clone"
-if [ "${BUSY:-0}" != 0 ]; then
+if [ -n "$beside" ]; then
   clone "$work/busy"
   # in its own session (process group), so that it, and only it, is stopped as a whole
   (cd "$work/busy" && exec setsid bash -c 'i=0; while :; do i=$((i + 1)); git clean -xdfq -e .venv;
@@ -67,8 +69,8 @@ for i in $(seq 1 "$n"); do
   fi
 done
 stop_busy
-echo "summary: $((n - failed))/$n runs passed, $failed failed, ${total} s in all${BUSY:+ (beside a second suite)}"
-if [ "${BUSY:-0}" != 0 ]; then
+echo "summary: $((n - failed))/$n runs passed, $failed failed, ${total} s in all$beside"
+if [ -n "$beside" ]; then
   echo "busy suite: $(ls "$work"/busy-run-*.log 2>/dev/null | wc -l) run(s) started beside them"
 fi
 if [ "$failed" -eq 0 ] && [ "${KEEP:-1}" = 0 ]; then rm -rf "$work"; fi
