@@ -111,9 +111,8 @@
   // ------------------------------------------------------------ pushes: keep focus, selection, details
   var focusKey = null, focusIndex = -1, keepSelection = null, openKeeps = {}, lastAnnounce = "";
   // What is being typed in the table (the name to join with), kept as it is typed. Not a
-  // snapshot taken when a push arrives: pushes overlap (htmx swaps, then waits to settle before
-  // the next step), so a second push could snapshot the fresh, empty field and lose the text,
-  // and a key pressed while a push settles would land in that empty field.
+  // snapshot taken when a push arrives: htmx swaps a push in and then waits to settle before it
+  // is done, and a key pressed meanwhile lands in the fresh, empty field after the snapshot.
   var typed = {}, caret = null;
   document.addEventListener("input", function (event) {
     var i = event.target;
