@@ -170,7 +170,15 @@ async def test_two_moves_on_one_version_from_two_processes_exactly_one_wins(two_
         told = len(device.notices())
         await device.act(winner_action, v=version, aid=winner_aid)
         await device.wait_for(lambda c, told=told: len(c.notices()) > told, what="a refusal")
-    await asyncio.sleep(0.2)  # give a wrongly applied duplicate the time to show up
+    # A wrongly applied duplicate would be in its process's table before the refusal: ask each
+    # process for its table now (a sync answers with the full table) instead of sleeping.
+    for device in (mover, twin):
+        seen = len(device.frames)
+        await device.send(do="sync", v=device.version)
+        await device.wait_for(
+            lambda c, seen=seen: any(f.get("kind") == "table" for f in c.frames[seen:]),
+            what="the table a sync answers with",
+        )
     assert {c.version for c in [*clients, twin]} == {top}
     assert winner is not loser
     await twin.close()
