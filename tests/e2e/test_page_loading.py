@@ -30,10 +30,10 @@ def test_the_socket_opens_when_the_websocket_extension_arrives_late(server: str,
         page.route("**/static/vendor/htmx/ext/hx-ws.js", lambda route: held.append(route))
         page.add_init_script(NOTE_PUSHES)
         page.goto(room, wait_until="commit")
-        wait_page(page, "() => !!window.htmx", what="htmx itself loaded")
+        wait_page(page, "() => !!window.htmx", what="htmx itself loaded", timeout=30)
         assert len(held) == 1, "the extension's request is held back"
         page.evaluate("() => new Promise(r => setTimeout(r, 20))")  # time for htmx to start itself
         held[0].continue_()  # type: ignore[attr-defined]
-        wait_page(page, "() => window.pushes >= 1", what="a push on this page's own socket")
+        wait_page(page, "() => window.pushes >= 1", what="a push on this page's own socket", timeout=30)
     finally:
         ctx.close()
