@@ -1,12 +1,13 @@
 # Two commands set everything up on a fresh machine:
 #   make run    install into .venv and serve the app on SQLite at http://127.0.0.1:8000
 #   make test   install into .venv, check lint and types (ruff, mypy), run the whole test suite
+#   make test-repeat N=10 [BUSY=1]   the suite N times from a clean clone of HEAD (see scripts/test_repeat.sh)
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: install run test test-fast check bench vendor lint typecheck clean
+.PHONY: install run test test-fast test-repeat check bench vendor lint typecheck clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +28,10 @@ check: lint typecheck
 
 test-fast: install
 	$(PY) -m pytest -q -m "not e2e"
+
+N ?= 10
+test-repeat:
+	BUSY=$(BUSY) FRESH=$(FRESH) ./scripts/test_repeat.sh $(N)
 
 bench: install
 	$(PY) bench/rules_bench.py

@@ -327,7 +327,8 @@ class RoomActions(RoomPublishing):
             self._bot_task = asyncio.get_running_loop().create_task(self._bot_turn(), name=f"bot-{self.slug}")
 
     async def _bot_turn(self) -> None:
-        await asyncio.sleep(self.manager.bot_delay)
+        clock = self.manager.clock
+        await clock.sleep_until(clock.now() + self.manager.bot_delay)
         try:
             async with self.lock:
                 seat = self.bot_seat()

@@ -51,6 +51,11 @@ class FakeClock:
         finally:
             self._sleepers = [(m, f) for m, f in self._sleepers if f is not future]
 
+    @property
+    def sleeping(self) -> int:
+        """How many tasks are waiting for a moment still to come."""
+        return sum(1 for _, future in self._sleepers if not future.done())
+
     def advance(self, seconds: float) -> None:
         self._now += seconds
         for moment, future in list(self._sleepers):

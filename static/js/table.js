@@ -111,7 +111,36 @@
 
   // ------------------------------------------------------------ pushes: keep focus, selection, details
   var focusKey = null, focusIndex = -1, keepSelection = null, openKeeps = {}, lastAnnounce = "";
+  // What is being typed in the table (the name to join with), kept as it is typed. Not a
+  // snapshot taken when a push arrives: htmx swaps a push in and then waits to settle before it
+  // is done, and a key pressed meanwhile lands in the fresh, empty field after the snapshot.
   var typed = {}, caret = null;
+  document.addEventListener("input", function (event) {
+    var i = event.target;
+    if (!i || !i.id || i.tagName !== "INPUT" || !i.closest || !i.closest("#table")) return;
+    if (i.value) typed[i.id] = i.value; else delete typed[i.id];
+  });
+  // The caret as it is the moment before a swap (same task as the swap: nothing moves it between).
+  document.addEventListener("htmx:before:swap", function () {
+    var a = document.activeElement;
+    caret = a && a.id && typeof a.selectionStart === "number"
+      ? { id: a.id, start: a.selectionStart, end: a.selectionEnd } : null;
+  });
+  function restoreTyped() {
+    var table = document.getElementById("table");
+    if (!table) return;
+    Object.keys(typed).forEach(function (id) {
+      var input = document.getElementById(id);
+      if (!input || !table.contains(input)) { delete typed[id]; return; }
+      if (input.value) return;
+      input.value = typed[id];
+      if (caret && caret.id === id && document.activeElement === input) {
+        try { input.setSelectionRange(caret.start, caret.end); } catch (e) { /* not a text field */ }
+      }
+    });
+  }
+  // Right after the new table is in the page, in the same task: no keystroke can land between.
+  document.addEventListener("htmx:before:settle", restoreTyped);
 
   document.addEventListener("toggle", function (event) {
     var d = event.target;
@@ -136,10 +165,6 @@
     var hand = document.querySelector("#table [data-hand]");
     focusIndex = hand && a ? all(hand, ".cardbtn").indexOf(a) : -1;
     keepSelection = hand && hand.dataset.select ? { mode: hand.dataset.select, cards: selected(hand) } : null;
-    // what is being typed (the name to join with) survives a push from someone else's move
-    typed = {};
-    all(document, "#table input[id]").forEach(function (i) { if (i.value) typed[i.id] = i.value; });
-    caret = a && typeof a.selectionStart === "number" ? a.selectionStart : null;
   });
 
   function restoreSelection(table) {
@@ -168,9 +193,8 @@
       target = table.querySelector('[data-keep="' + focusKey.slice(5) + '"] summary');
     } else if (focusKey.indexOf("id:") === 0) {
       target = document.getElementById(focusKey.slice(3));
-      if (target && typeof target.setSelectionRange === "function" && caret !== null) {
-        try { target.setSelectionRange(caret, caret); } catch (e) { /* not a text field */ }
-      }
+      // htmx keeps focus and caret on a field with an id: leave a field that has it alone
+      if (target === document.activeElement) return;
     }
     // The focused control went away (a button after its action): stay in the hand.
     if (!target) target = table.querySelector("[data-hand] .cardbtn.playable") || buttons[0] || null;
@@ -214,11 +238,7 @@
       var d = table.querySelector('[data-keep="' + k + '"]');
       if (d && d.open !== openKeeps[k]) d.open = openKeeps[k];
     });
-    Object.keys(typed).forEach(function (id) {
-      var input = document.getElementById(id);
-      if (input && !input.value && table.contains(input)) input.value = typed[id];
-    });
-    typed = {};
+    restoreTyped();
     restoreSelection(table);
     restoreFocus(table);
     focusKey = null; keepSelection = null;

@@ -6,12 +6,12 @@ import os
 import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.waiting import answers, wait_until, watching
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
@@ -36,7 +36,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     db = tmp_path_factory.mktemp("e2e") / "gurka.db"
     env = dict(os.environ, DATABASE_URL=f"sqlite:///{db}", BOT_DELAY="0.05", SECRET_KEY="e2e",
                SEAT_TAKEOVER_SECONDS="0", DEAL_PAUSE="0", PYTHONPATH=str(ROOT))
-    log = open(tmp_path_factory.mktemp("e2e-log") / "server.log", "w")  # noqa: SIM115 (lives as long as the server)
+    log_path = tmp_path_factory.mktemp("e2e-log") / "server.log"
+    log = open(log_path, "w")  # noqa: SIM115 (lives as long as the server)
     proc = subprocess.Popen(
         [sys.executable, "-m", "uvicorn", "app.main:create_app", "--factory", "--host", "127.0.0.1",
          "--port", str(port), "--ws", "websockets-sansio", "--ws-per-message-deflate", "false"],
@@ -44,15 +45,10 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     )
     base = f"http://127.0.0.1:{port}"
     try:
-        for _ in range(200):
-            try:
-                urllib.request.urlopen(base + "/healthz", timeout=1)
-                break
-            except OSError:
-                if proc.poll() is not None:
-                    raise RuntimeError(f"server died: see {log.name}") from None
-                time.sleep(0.05)
-        yield base
+        with watching(log_path):
+            wait_until(lambda: answers(base, proc), what=f"{base}/healthz to answer", timeout=30,
+                       seen=lambda: f"server exit code {proc.poll()}")
+            yield base
     finally:
         proc.terminate()
         try:

@@ -18,7 +18,6 @@ from collections.abc import Iterator
 from datetime import date, timedelta
 from pathlib import Path
 
-import httpx
 import pytest
 
 from app.store import club as store
@@ -26,6 +25,7 @@ from app.store.db import make_engine, session_scope, upgrade
 from app.web.club.auth import hash_password
 
 from ..club_web.helpers import NINE, finished_night_in_store
+from ..waiting import answers, wait_until, watching
 
 pytestmark = pytest.mark.e2e
 
@@ -74,17 +74,10 @@ def server(tmp_path: Path) -> Iterator[str]:
     )
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError((tmp_path / "server.log").read_text())
-            time.sleep(0.05)
-        yield base
+        with watching(tmp_path / "server.log"):
+            wait_until(lambda: answers(base, proc), what=f"{base}/healthz to answer", timeout=30,
+                       seen=lambda: f"server exit code {proc.poll()}")
+            yield base
     finally:
         proc.terminate()
         try:

@@ -10,10 +10,13 @@ import httpx
 import pytest
 
 from tests.resilience.conftest import ServerProcess
+from tests.waiting import wait_page, wait_selector, watch_page, watching
 
 pytestmark = pytest.mark.e2e
 
 CHROMIUM = "/usr/bin/chromium"
+ONLINE = "() => !document.documentElement.classList.contains('offline')"
+OFFLINE = "() => document.documentElement.classList.contains('offline')"
 
 
 def table_version(page) -> int:  # type: ignore[no-untyped-def]
@@ -30,61 +33,57 @@ def test_page_reconnects_after_a_restart(browser, tmp_path: Path, shots: Path) -
     )
     server.start()
     try:
-        form = {"name": "Anna", "preset": "gurka-night", "seats": "3", "bots": "2"}
-        created = httpx.post(f"{server.url}/rooms", data=form, timeout=15)
-        assert created.status_code == 303, created.text[:300]
-        slug = created.headers["location"].rsplit("/", 1)[-1]
-        token = created.cookies[f"gurka_seat_{slug}"]
-        ctx = browser.new_context(viewport={"width": 1280, "height": 860})
-        ctx.add_cookies(
-            [{"name": f"gurka_seat_{slug}", "value": token, "url": f"{server.url}/r/{slug}"}]
-        )
-        page = ctx.new_page()
-        page.goto(f"{server.url}/r/{slug}")
-        page.wait_for_selector(".seat.me .dot.on")  # the socket is up (a push marked us present)
-        page.get_by_role("button", name="Start the game").click()
-        page.wait_for_selector(".hand .cardbtn")
-        for how in ("sigterm", "kill"):
-            page.wait_for_function("() => !document.documentElement.classList.contains('offline')")
-            before = table_version(page)
-            hand = sorted(
-                page.locator(".hand .cardbtn").evaluate_all("els => els.map(e => e.dataset.code)")
+        with watching(server.log_path):
+            form = {"name": "Anna", "preset": "gurka-night", "seats": "3", "bots": "2"}
+            created = httpx.post(f"{server.url}/rooms", data=form, timeout=15)
+            assert created.status_code == 303, created.text[:300]
+            slug = created.headers["location"].rsplit("/", 1)[-1]
+            token = created.cookies[f"gurka_seat_{slug}"]
+            ctx = browser.new_context(viewport={"width": 1280, "height": 860})
+            ctx.add_cookies(
+                [{"name": f"gurka_seat_{slug}", "value": token, "url": f"{server.url}/r/{slug}"}]
             )
-            if how == "sigterm":
-                server.terminate()
-            else:
-                server.kill()
-            page.wait_for_function(
-                "() => document.documentElement.classList.contains('offline')", timeout=10_000
-            )
-            code = page.evaluate("() => document.documentElement.dataset.closeCode")
-            assert code == ("1012" if how == "sigterm" else "1006"), code
-            status = page.evaluate(
-                "() => getComputedStyle(document.querySelector('.statusbar'), '::after').content"
-            )
-            assert "reconnecting" in status
-            page.screenshot(path=str(shots / f"reconnecting-{how}.png"))
-            server.start()
-            page.wait_for_function(
-                "() => !document.documentElement.classList.contains('offline')", timeout=30_000
-            )
-            page.wait_for_function(
-                f"() => +document.getElementById('table').dataset.version >= {before}"
-            )
-            assert table_version(page) >= before
-            if table_version(page) == before:
-                assert (
-                    sorted(
-                        page.locator(".hand .cardbtn").evaluate_all(
-                            "els => els.map(e => e.dataset.code)"
-                        )
-                    )
-                    == hand
+            page = watch_page(ctx.new_page())
+            page.goto(f"{server.url}/r/{slug}")
+            wait_selector(page, ".seat.me .dot.on", what="the socket up (a push marked us present)")
+            page.get_by_role("button", name="Start the game").click()
+            wait_selector(page, ".hand .cardbtn", what="a hand dealt")
+            for how in ("sigterm", "kill"):
+                wait_page(page, ONLINE, what="the page online")
+                before = table_version(page)
+                hand = sorted(
+                    page.locator(".hand .cardbtn").evaluate_all("els => els.map(e => e.dataset.code)")
                 )
-        ctx.close()
-    except Exception:
-        log = tmp_path / "server.log"
-        print("server log (tail):", log.read_text()[-4000:] if log.exists() else "(none)")
-        raise
+                if how == "sigterm":
+                    server.terminate()
+                else:
+                    server.kill()
+                wait_page(page, OFFLINE, what=f"the page to notice the {how}")
+                code = page.evaluate("() => document.documentElement.dataset.closeCode")
+                assert code == ("1012" if how == "sigterm" else "1006"), code
+                status = page.evaluate(
+                    "() => getComputedStyle(document.querySelector('.statusbar'), '::after').content"
+                )
+                assert "reconnecting" in status
+                page.screenshot(path=str(shots / f"reconnecting-{how}.png"))
+                server.start()
+                wait_page(page, ONLINE, what=f"the page back online after the {how}", timeout=30)
+                wait_page(
+                    page,
+                    "v => +document.getElementById('table').dataset.version >= v",
+                    before,
+                    what=f"the table at version {before} or later",
+                )
+                assert table_version(page) >= before
+                if table_version(page) == before:
+                    assert (
+                        sorted(
+                            page.locator(".hand .cardbtn").evaluate_all(
+                                "els => els.map(e => e.dataset.code)"
+                            )
+                        )
+                        == hand
+                    )
+            ctx.close()
     finally:
         server.kill()

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.waiting import wait_page, wait_selector, watch_page
+
 pytestmark = pytest.mark.e2e
 
 PHONE = {"viewport": {"width": 360, "height": 740}, "device_scale_factor": 2, "is_mobile": True, "has_touch": True}
@@ -18,9 +20,10 @@ def version(page) -> int:  # type: ignore[no-untyped-def]
 
 
 def wait_version(page, at_least: int) -> None:  # type: ignore[no-untyped-def]
-    page.wait_for_function(
+    wait_page(
+        page,
         "v => { const t = document.getElementById('table'); return t && +t.dataset.version >= v; }",
-        arg=at_least, timeout=10_000,
+        at_least, what=f"the table at version {at_least} or later",
     )
 
 
@@ -37,7 +40,7 @@ def test_three_friends_play_a_deal(server: str, browser, shots: Path) -> None:  
     bo_ctx = browser.new_context(**LAPTOP)
     cai_ctx = browser.new_context(**PHONE)
     try:
-        host = host_ctx.new_page()
+        host = watch_page(host_ctx.new_page())
         host.goto(server + "/")
         host.screenshot(path=str(shots / "01-home.png"), full_page=True)
         host.fill("#name", "Anna")
@@ -46,24 +49,24 @@ def test_three_friends_play_a_deal(server: str, browser, shots: Path) -> None:  
         host.wait_for_url("**/r/*")
         link = host.locator("[data-room-link]").input_value()
         assert link.startswith(server + "/r/")
-        host.wait_for_selector("#table")
+        wait_selector(host, ".seat.me .dot.on", what="the host's socket up (a push marked her present)")
 
         pages = {"Anna": host}
         for name, ctx in (("Bo", bo_ctx), ("Cai", cai_ctx)):
-            page = ctx.new_page()
+            page = watch_page(ctx.new_page())
             page.goto(link)
             page.fill("#join-name", name)
             page.get_by_role("button", name="Take a seat").click()
-            page.wait_for_selector(".seat.me")
+            wait_selector(page, ".seat.me .dot.on", what=f"{name} seated and connected")
             pages[name] = page
         # the host's page saw both friends arrive without a reload
-        host.wait_for_selector(".seat:has-text('Cai') .dot.on")
+        wait_selector(host, ".seat:has-text('Cai') .dot.on", what="Cai shown present to the host")
         host.screenshot(path=str(shots / "02-lobby-host.png"), full_page=True)
         pages["Cai"].screenshot(path=str(shots / "03-lobby-phone.png"), full_page=True)
 
         host.get_by_role("button", name="Start the game").click()
         for page in pages.values():
-            page.wait_for_selector(".felt")
+            wait_selector(page, ".felt", what="the deal on the felt")
         v = version(host)
         for page in pages.values():
             wait_version(page, v)
@@ -97,7 +100,7 @@ def test_three_friends_play_a_deal(server: str, browser, shots: Path) -> None:  
                 bo = pages["Bo"]
                 cards = hand_count(bo)
                 bo.reload()
-                bo.wait_for_selector(".seat.me:has-text('Bo')")
+                wait_selector(bo, ".seat.me:has-text('Bo') .dot.on", what="Bo back in his seat after a reload")
                 assert hand_count(bo) == cards
                 wait_version(bo, version(host))
                 refreshed = True

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 
 import psycopg
 import pytest
@@ -11,6 +12,7 @@ from sqlmodel import Session, create_engine
 
 from app.rooms import pg_notify
 from app.rooms.pg_notify import Listener, notify, parse_payload
+from tests.waiting import await_until
 
 
 def test_parse_payload() -> None:
@@ -141,8 +143,15 @@ async def test_listener_reconnects_and_resyncs_after_losing_its_connection(
     assert not listener.connected.is_set()
 
 
-async def test_listener_keeps_retrying_until_the_database_is_there() -> None:
+async def test_listener_keeps_retrying_until_the_database_is_there(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     """A listener started before Postgres is reachable retries quietly; stop() ends it."""
+    caplog.set_level(logging.WARNING, logger="gurka.rooms.pg_notify")
+
+    def retries() -> int:
+        return sum("reconnecting in" in r.getMessage() for r in caplog.records)
+
     bell = Bell()
     listener = Listener(
         "postgresql+psycopg://postgres@127.0.0.1:1/none",
@@ -153,7 +162,8 @@ async def test_listener_keeps_retrying_until_the_database_is_there() -> None:
         connect_timeout=1,
     )
     listener.start()
-    await asyncio.sleep(0.3)
+    await await_until(lambda: retries() >= 3, what="three failed connects logged",
+                      seen=lambda: [r.getMessage() for r in caplog.records])
     assert not listener.connected.is_set() and bell.resyncs == 0
     await listener.stop()
 

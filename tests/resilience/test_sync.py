@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import random
 import time
 
@@ -12,6 +11,7 @@ from app.rooms import RoomManager
 from app.rooms.pg_notify import notify
 from app.rooms.sync import RoomSync, catch_up_locked, load_room
 from app.store.db import make_engine, upgrade
+from tests.waiting import await_until
 
 
 def managers(url: str) -> tuple[RoomManager, RoomManager]:
@@ -95,11 +95,9 @@ async def test_room_sync_follows_the_doorbell_and_resyncs(postgres_url: str) -> 
             notify(session, room.id, room.version)
             session.commit()
 
-        async def caught_up() -> None:
-            while follower.version != room.version:
-                await asyncio.sleep(0.02)
-
-        await asyncio.wait_for(caught_up(), 10)
+        await await_until(lambda: follower.version == room.version, timeout=10,
+                          what=f"the follower at version {room.version}",
+                          seen=lambda: f"follower at version {follower.version}")
         same(room, follower)
         assert published == [room.version]
         # A move whose doorbell was lost: the resync after a listener reconnect finds it.

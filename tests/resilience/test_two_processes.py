@@ -25,16 +25,9 @@ from tests.resilience.conftest import (
     play_to_end,
     start_game,
 )
+from tests.waiting import await_until
 
 pytestmark = pytest.mark.postgres
-
-
-async def until(predicate, timeout: float = 15.0) -> None:
-    async def wait() -> None:
-        while not predicate():
-            await asyncio.sleep(0.02)
-
-    await asyncio.wait_for(wait(), timeout)
 
 
 @pytest.fixture
@@ -85,7 +78,11 @@ async def test_players_on_two_processes_see_each_others_moves_live(two_servers) 
     steps = await play_to_end(clients, rng)
     assert steps > 5
     for server in (a, b):
-        await until(lambda server=server: server.log_text().count("listening on 'room'") >= 2)
+        await await_until(
+            lambda server=server: server.log_text().count("listening on 'room'") >= 2,
+            what="the server's log line \"listening on 'room'\" twice",
+            seen=server.log_tail,
+        )
     fps = [c.fingerprint() for c in clients]
     assert len({fp["version"] for fp in fps}) == 1
     assert len({tuple(fp["scores"]) for fp in fps}) == 1
@@ -158,7 +155,8 @@ async def test_two_moves_on_one_version_from_two_processes_exactly_one_wins(two_
             c for c in (mover, twin) if any("first" in n or "changed" in n for n in c.notices())
         ]
 
-    await until(lambda: len(losers()) >= 1)
+    await await_until(lambda: len(losers()) >= 1, what="a process losing the version race",
+                      seen=lambda: [c.notices() for c in (mover, twin)])
     assert len(losers()) == 1, [c.notices() for c in (mover, twin)]
     loser = losers()[0]
     assert loser.version == top  # the loser got the fresh table with the refusal
@@ -172,7 +170,15 @@ async def test_two_moves_on_one_version_from_two_processes_exactly_one_wins(two_
         told = len(device.notices())
         await device.act(winner_action, v=version, aid=winner_aid)
         await device.wait_for(lambda c, told=told: len(c.notices()) > told, what="a refusal")
-    await asyncio.sleep(0.2)  # give a wrongly applied duplicate the time to show up
+    # A wrongly applied duplicate would be in its process's table before the refusal: ask each
+    # process for its table now (a sync answers with the full table) instead of sleeping.
+    for device in (mover, twin):
+        seen = len(device.frames)
+        await device.send(do="sync", v=device.version)
+        await device.wait_for(
+            lambda c, seen=seen: any(f.get("kind") == "table" for f in c.frames[seen:]),
+            what="the table a sync answers with",
+        )
     assert {c.version for c in [*clients, twin]} == {top}
     assert winner is not loser
     await twin.close()
@@ -212,7 +218,8 @@ async def test_bots_move_from_one_process_and_the_other_takes_over_when_it_dies(
     a.kill()
     after = watcher.version
     await watcher.wait_version(after, timeout=20)  # ... and then a bot's, from B
-    await until(lambda: "a bot moves from this process" in b.log_text())
+    await await_until(lambda: "a bot moves from this process" in b.log_text(),
+                      what="the log line 'a bot moves from this process'", seen=b.log_tail)
     await anna.wait_closed()
     await anna.connect(b.url)
     await anna.wait_for(lambda c: c.version >= watcher.version)

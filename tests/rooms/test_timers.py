@@ -1,0 +1,42 @@
+"""Room timers on a fake clock: the seat takeover delay and the bot's delay are measured on the
+manager's clock, so these tests move time by hand instead of waiting real seconds."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app.rooms import RoomManager
+from app.rooms.clock import FakeClock
+from app.rooms.room import Refused
+from app.store.db import make_engine, upgrade
+
+NAMES = ["Ann", "Bo", "Cy"]
+
+
+def manager_on(clock: FakeClock, tmp_path: Path, **timing: float) -> RoomManager:
+    url = f"sqlite:///{tmp_path / 'rooms.db'}"
+    upgrade(url)
+    return RoomManager(make_engine(url), clock=clock, **timing)  # type: ignore[arg-type]
+
+
+async def test_an_absent_seat_goes_to_a_bot_only_after_the_takeover_delay(tmp_path: Path) -> None:
+    clock = FakeClock(start=1_000_000.0)
+    manager = manager_on(clock, tmp_path, takeover_seconds=60.0, bot_delay=1.0)
+    room = await manager.create_table(preset="gurka-night", options={}, names=NAMES, dealer=0)
+    away = 2
+    assert not room.can_hand_to_bot(away)
+    with pytest.raises(Refused, match=r"away only briefly: try again in 6[01] s"):  # (int+1: 61 at 60.0)
+        await room.hand_to_bot(room.host, away)
+    clock.advance(59.5)
+    assert room.absent_for(away) == 59.5
+    with pytest.raises(Refused, match=r"try again in 1 s"):
+        await room.hand_to_bot(room.host, away)
+    assert not room.seats[away].botted
+    version = room.version
+    clock.advance(0.5)
+    assert room.can_hand_to_bot(away)
+    await room.hand_to_bot(room.host, away)
+    assert room.seats[away].botted and room.version == version + 1
+    await manager.stop()
