@@ -307,3 +307,13 @@
     el.classList.toggle("short", left <= 10);
   }, 250);
 })();
+
+// The live night page polls every 4 s; while an elder is typing in one of its forms, a poll
+// would replace what they typed, so it waits. (A listener, not an hx-trigger filter: the
+// Content-Security-Policy allows no eval, which htmx needs for filter expressions.)
+document.addEventListener("htmx:before:request", function (event) {
+  var page = event.target && event.target.closest ? event.target.closest("#night-page") : null;
+  var typing = document.activeElement && document.activeElement.closest
+    ? document.activeElement.closest("#night-page form") : null;
+  if (page && typing) event.preventDefault();
+});
