@@ -401,7 +401,9 @@ REPLAYABLE_PUSHES = """(() => {
     constructor(...args) {
       super(...args);
       window.socket = this;
-      this.addEventListener('message', (e) => { window.lastPush = e.data; });
+      this.addEventListener('message', (e) => {  // the latest table push (not chat frames)
+        if (String(e.data).indexOf('"kind": "table"') >= 0) window.lastPush = e.data;
+      });
     }
   };
   window.pushes = 0;
@@ -435,7 +437,7 @@ def test_typed_name_survives_overlapping_pushes(server: str, browser) -> None:  
         host.click("button[type=submit]")
         host.wait_for_url("**/r/*")
         friend.goto(host.url)
-        wait_page(friend, "() => window.pushes >= 1", what="the friend's first push")
+        wait_page(friend, "() => window.pushes >= 1 && !!window.lastPush", what="the friend's first table push")
         friend.evaluate(f"() => {{ htmx.config.defaultSettleDelay = {SLOW_SETTLE}; }}")
         friend.locator("#join-name").focus()
         friend.keyboard.type("B")
