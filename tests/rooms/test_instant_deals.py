@@ -4,21 +4,12 @@ the room deals on until somebody must act or the game is over, also after a rest
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 
 import pytest
 
 from app.rooms import RoomManager
-from app.store.db import make_engine, upgrade
 
 NAMES = ["Ann", "Bo", "Cy"]
-
-
-@pytest.fixture
-def manager(tmp_path: Path) -> RoomManager:
-    url = f"sqlite:///{tmp_path / 'rooms.db'}"
-    upgrade(url)
-    return RoomManager(make_engine(url), bot_delay=0.0, takeover_seconds=0.0)
 
 
 async def wait_over(room, seconds: float = 30.0) -> None:  # type: ignore[no-untyped-def]

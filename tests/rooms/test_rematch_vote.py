@@ -5,7 +5,6 @@ back and act), and the vote survives a restart."""
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 
 import pytest
 
@@ -13,14 +12,6 @@ from app.rooms import RoomManager
 from app.rooms.hub import Connection
 from app.rooms.room import LiveRoom, Refused
 from app.rooms.tokens import hash_token
-from app.store.db import make_engine, upgrade
-
-
-@pytest.fixture
-def manager(tmp_path: Path) -> RoomManager:
-    url = f"sqlite:///{tmp_path / 'rooms.db'}"
-    upgrade(url)
-    return RoomManager(make_engine(url), bot_delay=0.0, takeover_seconds=0.0)
 
 
 def connect(room: LiveRoom, token: str) -> Connection:

@@ -4,7 +4,6 @@ and game-over observers called after the final event is committed."""
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 
 import pytest
 
@@ -13,16 +12,9 @@ from app.rooms.hub import Connection
 from app.rooms.room import LiveRoom, Refused
 from app.rooms.tokens import hash_token
 from app.store import rooms as store
-from app.store.db import make_engine, session_scope, upgrade
+from app.store.db import session_scope
 
 NAMES = ["Ann", "Bo", "Cy"]
-
-
-@pytest.fixture
-def manager(tmp_path: Path) -> RoomManager:
-    url = f"sqlite:///{tmp_path / 'rooms.db'}"
-    upgrade(url)
-    return RoomManager(make_engine(url), bot_delay=0.0, takeover_seconds=0.0)
 
 
 async def wait_for(condition, seconds: float = 20.0) -> None:  # type: ignore[no-untyped-def]
