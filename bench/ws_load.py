@@ -3,6 +3,8 @@
     python bench/ws_load.py                                  # starts its own app server (SQLite)
     python bench/ws_load.py http://127.0.0.1:8000 --pid PID  # a server you started
     python bench/ws_load.py --rooms 1000 --rate 300 --duration 20   # the issue's aim
+    python bench/ws_load.py --processes 2 --database-url postgresql+psycopg://postgres@127.0.0.1/x
+    python bench/ws_load.py --compare --database-url postgresql+psycopg://postgres@127.0.0.1/x
 
 For each target it creates rooms (the app: through its own HTTP endpoints, POST /rooms and
 /r/<slug>/join, seat cookies included), connects three real websockets per room (the
@@ -15,6 +17,19 @@ actions/s; 0 = as fast as the server answers). It prints
 - memory per connection: server RSS delta / connections, from /proc/<pid>/status
   ("sockets": after connecting, minus after creating rooms; "all in": end of play minus the
   idle server, so rooms, games and sockets together).
+
+- bytes per action: every frame byte sent to every socket of the room (three seats and
+  `--spectators` watchers), per accepted action.
+
+`--processes N` starts N app processes on one database (Postgres: `--database-url`) and spreads
+the rooms over them by room, as nginx would (a room's sockets all go to the process that
+created it); actions/s, CPU and memory are the totals of all processes.
+
+`--compare` runs, in one invocation and in this order: the app on SQLite, the bare fan-out,
+the app on Postgres (one process) and on Postgres with two processes (each Postgres target on
+a fresh database created beside `--database-url`'s and dropped after), and prints the ratios
+issue 11 names: app CPU/action against the bare fan-out's, Postgres actions/s as a share of
+SQLite's, and CPU per action with two processes against one.
 
 Then it runs bench/fanout_server.py (no rules, no rendering, same framing, frames of the
 app's average size) through the same harness in the same run and prints the ratios.
@@ -187,7 +202,7 @@ class Server:
                 self.proc.wait(5)
 
 
-def start_app(workdir: Path, database_url: str | None = None) -> Server:
+def start_app(workdir: Path, database_url: str | None = None, tag: str = "app") -> Server:
     port = free_port()
     env = dict(os.environ)
     env.update(
@@ -221,7 +236,7 @@ def start_app(workdir: Path, database_url: str | None = None) -> Server:
         "--backlog",
         "4096",
     ]
-    server = Server(argv, env, f"http://127.0.0.1:{port}", workdir / "app.log")
+    server = Server(argv, env, f"http://127.0.0.1:{port}", workdir / f"{tag}.log")
     server.wait_port(port)
     deadline = time.monotonic() + 30
     while (
@@ -261,6 +276,8 @@ class Stats:
     refused: int = 0
     frames: int = 0
     frame_bytes: int = 0
+    table_frames: int = 0
+    presence_frames: int = 0
     closed_early: int = 0
     measuring: bool = False
 
@@ -269,7 +286,9 @@ class Stats:
 class Room:
     slug: str
     tokens: list[str]
+    base: str = ""  # the server (process) this room lives on
     seats: list[Seat] = field(default_factory=list)
+    watchers: list[Seat] = field(default_factory=list)
     pending: dict[int, tuple[float, set[int]]] = field(
         default_factory=dict
     )  # seen version -> (t0, got)
@@ -286,8 +305,10 @@ class Seat:
         self.acted_at = -1
         self.changed = asyncio.Event()
 
-    async def connect(self, ws_base: str) -> None:
-        headers = {"Cookie": f"{COOKIE.format(slug=self.room.slug)}={self.room.tokens[self.index]}"}
+    async def connect(self) -> None:
+        ws_base = self.room.base.replace("http://", "ws://", 1)
+        watcher = self.index >= len(self.room.tokens)  # a spectator: no seat cookie
+        headers = {} if watcher else {"Cookie": f"{COOKIE.format(slug=self.room.slug)}={self.room.tokens[self.index]}"}
         self.ws = await connect(
             f"{ws_base}/r/{self.room.slug}/ws",
             additional_headers=headers,
@@ -307,19 +328,25 @@ class Seat:
                 stats.frames += 1
                 stats.frame_bytes += len(message)
                 kind = frame.get("kind")
+                if kind == "presence":
+                    stats.presence_frames += 1
+                    continue
                 if kind == "notice":
                     if frame.get("level") == "error":
                         stats.refused += 1
                     continue
                 if kind != "table":
                     continue
+                stats.table_frames += 1
                 version = int(frame["version"])
                 if version <= self.version:
                     continue
                 self.version = version
                 self.content = frame["content"]
-                self.note_update(version)
                 self.changed.set()
+                if self.index >= len(self.room.tokens):
+                    continue  # a spectator only reads
+                self.note_update(version)
                 await self.maybe_act()
         except ConnectionClosed:
             pass
@@ -410,7 +437,7 @@ async def create_app_rooms(base: str, n: int, target: int | None, deadline: floa
                 if j.status_code != 303:
                     raise SystemExit(f"joining failed: {j.status_code} {j.text[:300]}")
                 tokens.append(j.cookies[COOKIE.format(slug=slug)])
-            return Room(slug, tokens)
+            return Room(slug, tokens, base)
 
     try:
         return await gather_limited([one(i) for i in range(n)], 16, deadline)
@@ -431,10 +458,21 @@ class _Shared(httpx.AsyncBaseTransport):
         pass
 
 
+@dataclass
+class Target:
+    """The processes of one target (several for a scale-out run) and their pids (None: unknown)."""
+
+    name: str
+    bases: list[str]
+    pids: list[int | None]
+
+
+def total(values: list[float | int | None]) -> float | None:
+    return None if any(v is None for v in values) else float(sum(v for v in values if v is not None))
+
+
 async def drive(
-    name: str,
-    base: str,
-    pid: int | None,
+    target_servers: Target,
     *,
     rooms: int,
     rate: float,
@@ -442,30 +480,38 @@ async def drive(
     warmup: float,
     target: int | None,
     bare: bool,
+    spectators: int = 0,
 ) -> dict:
+    name, bases, pids = target_servers.name, target_servers.bases, target_servers.pids
     run = Run(name, rate)
-    ws_base = base.replace("http://", "ws://", 1)
     setup_deadline = time.monotonic() + 120 + rooms * 0.2
-    rss0 = rss_kb(pid)
+    rss0 = total([rss_kb(pid) for pid in pids])
     t = time.monotonic()
     if bare:
-        run.rooms = [Room(f"bare{i}", ["0", "1", "2"]) for i in range(rooms)]
+        run.rooms = [Room(f"bare{i}", ["0", "1", "2"], bases[0]) for i in range(rooms)]
     else:
-        run.rooms = await create_app_rooms(base, rooms, target, setup_deadline)
+        # spread by room over the processes, as nginx would (every socket of a room to one)
+        shares = [rooms // len(bases) + (1 if i < rooms % len(bases) else 0) for i in range(len(bases))]
+        made = await asyncio.gather(
+            *(create_app_rooms(base, n, target, setup_deadline) for base, n in zip(bases, shares) if n)
+        )
+        run.rooms = [room for part in made for room in part]
     created_s = time.monotonic() - t
-    rss_rooms = rss_kb(pid)
+    rss_rooms = total([rss_kb(pid) for pid in pids])
 
     for room in run.rooms:
         room.seats = [Seat(room, i, run) for i in range(3)]
+        room.watchers = [Seat(room, 3 + i, run) for i in range(spectators)]
     seats = [s for room in run.rooms for s in room.seats]
+    sockets = seats + [w for room in run.rooms for w in room.watchers]
     t = time.monotonic()
-    await gather_limited([s.connect(ws_base) for s in seats], 64, setup_deadline)
+    await gather_limited([s.connect() for s in sockets], 64, setup_deadline)
     connect_s = time.monotonic() - t
-    readers = [asyncio.ensure_future(s.reader()) for s in seats]
+    readers = [asyncio.ensure_future(s.reader()) for s in sockets]
     # Everybody has their first table before the games start.
-    await gather_limited([_wait(s, lambda s: s.version >= 0) for s in seats], 1000, setup_deadline)
+    await gather_limited([_wait(s, lambda s: s.version >= 0) for s in sockets], 1000, setup_deadline)
     await asyncio.sleep(0.5)
-    rss_conn = rss_kb(pid)
+    rss_conn = total([rss_kb(pid) for pid in pids])
 
     # Start every game (the host's "Start" button), not paced, not measured; from then on
     # every reader acts whenever its table offers it something.
@@ -482,48 +528,59 @@ async def drive(
     )
     start_s = time.monotonic() - t
     await asyncio.sleep(warmup)
-    run.stats.measuring = True
-    sent0, done0, cpu0, t0 = run.stats.sent, run.stats.completed, cpu_seconds(pid), time.monotonic()
+    stats = run.stats
+    stats.measuring = True
+    sent0, done0, t0 = stats.sent, stats.completed, time.monotonic()
+    bytes0, frames0 = stats.frame_bytes, stats.frames
+    cpu0 = total([cpu_seconds(pid) for pid in pids])
     own0 = time.process_time()
     await asyncio.sleep(duration)
     elapsed = time.monotonic() - t0
-    done = run.stats.completed - done0
-    sent = run.stats.sent - sent0
-    cpu1 = cpu_seconds(pid)
+    done = stats.completed - done0
+    sent = stats.sent - sent0
+    cpu1 = total([cpu_seconds(pid) for pid in pids])
+    measured_bytes, measured_frames = stats.frame_bytes - bytes0, stats.frames - frames0
     own = (time.process_time() - own0) / elapsed
-    run.stats.measuring = False
-    rss_end = rss_kb(pid)
+    stats.measuring = False
+    rss_end = total([rss_kb(pid) for pid in pids])
     run.stopping = True
     await gather_limited(
-        [s.ws.close() for s in seats if s.ws is not None], 256, time.monotonic() + 60
+        [s.ws.close() for s in sockets if s.ws is not None], 256, time.monotonic() + 60
     )
     await asyncio.wait(readers, timeout=10)
 
-    conns = len(seats)
-    lat = run.stats.latencies
+    conns = len(sockets)
+    lat = stats.latencies
+    server_cpu = None if cpu0 is None or cpu1 is None else (cpu1 - cpu0) / elapsed
+    actions_per_s = done / elapsed
     return {
         "name": name,
+        "processes": len(bases),
         "rooms": rooms,
         "connections": conns,
+        "spectators_per_room": spectators,
         "setup_s": round(created_s, 1),
         "connect_s": round(connect_s, 1),
         "start_s": round(start_s, 1),
         "sent_per_s": sent / elapsed,
-        "actions_per_s": done / elapsed,
+        "actions_per_s": actions_per_s,
         "p50_ms": pct(lat, 50),
         "p99_ms": pct(lat, 99),
         "max_ms": max(lat) if lat else float("nan"),
         "samples": len(lat),
-        "refused": run.stats.refused,
-        "closed_early": run.stats.closed_early,
-        "frame_bytes": run.stats.frame_bytes // max(1, run.stats.frames),
+        "refused": stats.refused,
+        "closed_early": stats.closed_early,
+        "frame_bytes": measured_bytes // max(1, measured_frames),
+        "bytes_per_action": measured_bytes / max(1, done),
+        "presence_frames": stats.presence_frames,
         "kb_per_conn_sockets": None
         if rss_conn is None or rss_rooms is None
         else (rss_conn - rss_rooms) / conns,
         "kb_per_conn_all": None if rss_end is None or rss0 is None else (rss_end - rss0) / conns,
         "rss_mb": None if rss_end is None else rss_end / 1024,
         "bench_cpu": own,
-        "server_cpu": None if cpu0 is None or cpu1 is None else (cpu1 - cpu0) / elapsed,
+        "server_cpu": server_cpu,
+        "cpu_ms_per_action": None if server_cpu is None or not done else server_cpu * 1000 / actions_per_s,
     }
 
 
@@ -539,28 +596,37 @@ def show(results: list[dict], rate: float) -> None:
 
     print()
     print(
-        f"{'target':<14}{'conns':>7}{'act/s':>9}{'p50 ms':>9}{'p99 ms':>9}{'max ms':>9}"
-        f"{'refused':>9}{'KB/conn':>9}{'KB/conn*':>10}{'RSS MB':>8}{'srv CPU':>9}{'bench CPU':>10}{'frame B':>9}"
+        f"{'target':<16}{'procs':>6}{'conns':>7}{'act/s':>9}{'p50 ms':>9}{'p99 ms':>9}{'max ms':>9}"
+        f"{'refused':>9}{'KB/conn':>9}{'KB/conn*':>10}{'RSS MB':>8}{'srv CPU':>9}{'CPU ms/act':>11}"
+        f"{'bench CPU':>10}{'frame B':>9}{'B/act':>9}"
     )
     for r in results:
         print(
-            f"{r['name']:<14}{r['connections']:>7}{r['actions_per_s']:>9.1f}{r['p50_ms']:>9.1f}"
+            f"{r['name']:<16}{r['processes']:>6}{r['connections']:>7}{r['actions_per_s']:>9.1f}{r['p50_ms']:>9.1f}"
             f"{r['p99_ms']:>9.1f}{r['max_ms']:>9.1f}{r['refused']:>9}{f(r['kb_per_conn_sockets'], '.1f'):>9}"
-            f"{f(r['kb_per_conn_all'], '.1f'):>10}{f(r['rss_mb'], '.0f'):>8}{f(r['server_cpu'], '.0%'):>9}{r['bench_cpu']:>10.0%}"
-            f"{r['frame_bytes']:>9}"
+            f"{f(r['kb_per_conn_all'], '.1f'):>10}{f(r['rss_mb'], '.0f'):>8}{f(r['server_cpu'], '.0%'):>9}"
+            f"{f(r['cpu_ms_per_action'], '.3f'):>11}{r['bench_cpu']:>10.0%}{r['frame_bytes']:>9}{r['bytes_per_action']:>9.0f}"
         )
     print(
         "KB/conn: RSS after connecting minus after creating the rooms, per connection;"
-        " KB/conn*: end of play minus idle server (rooms, games and sockets), per connection."
+        " KB/conn*: end of play minus idle server (rooms, games and sockets), per connection;"
+        " CPU ms/act: server CPU (all its processes) per accepted action; B/act: frame bytes to"
+        " all sockets of a room per action."
     )
-    if len(results) == 2:
-        app, bare = results
+    if len(results) >= 2:
+        app, bare = results[0], results[1]
         print(
             f"ratio app/bare: actions/s {app['actions_per_s'] / max(bare['actions_per_s'], 1e-9):.2f}, "
             f"p50 {app['p50_ms'] / max(bare['p50_ms'], 1e-9):.1f}x, p99 {app['p99_ms'] / max(bare['p99_ms'], 1e-9):.1f}x"
             + (
                 f", KB/conn {app['kb_per_conn_sockets'] / max(bare['kb_per_conn_sockets'], 1e-9):.1f}x"
                 if app["kb_per_conn_sockets"] and bare["kb_per_conn_sockets"]
+                else ""
+            )
+            + (
+                f", CPU ms/action {app['cpu_ms_per_action']:.3f} vs {bare['cpu_ms_per_action']:.3f}"
+                f" = {app['cpu_ms_per_action'] / bare['cpu_ms_per_action']:.1f}x"
+                if app["cpu_ms_per_action"] and bare["cpu_ms_per_action"]
                 else ""
             )
         )
@@ -574,6 +640,44 @@ def show(results: list[dict], rate: float) -> None:
             f"rate {'ok' if ok_rate else 'MISSED'}, p99<100ms {'ok' if ok_p99 else 'MISSED'}, "
             f"<100KB/conn {'ok' if ok_mem else 'MISSED'}"
         )
+
+
+def compare_ratios(results: list[dict]) -> dict[str, float | None]:
+    """The ratios issue 11 names, from one --compare run: [sqlite, bare, postgres x1, postgres x2]."""
+    sqlite, bare, pg1, pg2 = results
+
+    def ratio(a: float | None, b: float | None) -> float | None:
+        return None if a is None or not b else a / b
+
+    return {
+        "app_cpu_ms_per_action": sqlite["cpu_ms_per_action"],
+        "bare_cpu_ms_per_action": bare["cpu_ms_per_action"],
+        "app_vs_bare_cpu_per_action": ratio(sqlite["cpu_ms_per_action"], bare["cpu_ms_per_action"]),
+        "postgres_share_of_sqlite_actions_per_s": ratio(pg1["actions_per_s"], sqlite["actions_per_s"]),
+        "cpu_per_action_2_vs_1_processes": ratio(pg2["cpu_ms_per_action"], pg1["cpu_ms_per_action"]),
+        "load_average_1min": os.getloadavg()[0],
+    }
+
+
+def show_ratios(ratios: dict[str, float | None]) -> None:
+    def f(value: float | None, spec: str) -> str:
+        return "n/a" if value is None else format(value, spec)
+
+    print()
+    print(
+        f"app server CPU per action {f(ratios['app_cpu_ms_per_action'], '.3f')} ms, bare fan-out"
+        f" {f(ratios['bare_cpu_ms_per_action'], '.3f')} ms: {f(ratios['app_vs_bare_cpu_per_action'], '.1f')}x"
+        " (aim: at most 4x)"
+    )
+    print(
+        f"Postgres actions/s as a share of SQLite's: {f(ratios['postgres_share_of_sqlite_actions_per_s'], '.0%')}"
+        " (aim: at least 80%)"
+    )
+    print(
+        f"CPU per action, 2 processes on one Postgres vs 1: {f(ratios['cpu_per_action_2_vs_1_processes'], '.2f')}x"
+        " (aim: at most 1.2x)"
+    )
+    print(f"load average (1 min) at the end: {f(ratios['load_average_1min'], '.2f')} on {os.cpu_count()} cores")
 
 
 def parse_args() -> argparse.Namespace:
@@ -596,6 +700,18 @@ def parse_args() -> argparse.Namespace:
         help="database for the app the bench starts (default: a fresh SQLite file); "
         "a Postgres database should be empty",
     )
+    parser.add_argument(
+        "--processes", type=int, default=1,
+        help="app processes on the one database (more than one needs Postgres); rooms are spread by room",
+    )
+    parser.add_argument(
+        "--spectators", type=int, default=0, help="spectator sockets per room, besides the three seats"
+    )
+    parser.add_argument(
+        "--compare", action="store_true",
+        help="SQLite, bare fan-out, Postgres x1 and Postgres x2 in one run, and their ratios "
+        "(needs --database-url of a Postgres server; fresh databases are created beside it)",
+    )
     parser.add_argument("--no-fanout", action="store_true", help="skip the bare fan-out comparison")
     parser.add_argument("--json", action="store_true", help="also print the figures as JSON")
     args = parser.parse_args()
@@ -607,61 +723,118 @@ def parse_args() -> argparse.Namespace:
         raise SystemExit("--rooms must be 1..2000")
     if not 1 <= args.duration <= 300:
         raise SystemExit("--duration must be 1..300 s")
+    if not 1 <= args.processes <= 16:
+        raise SystemExit("--processes must be 1..16")
+    if not 0 <= args.spectators <= 20:
+        raise SystemExit("--spectators must be 0..20")
+    postgres = bool(args.database_url) and args.database_url.startswith("postgresql")
+    if (args.processes > 1 or args.compare) and not postgres:
+        raise SystemExit("--processes above 1 and --compare need --database-url postgresql+psycopg://…")
+    if args.url and (args.processes > 1 or args.compare):
+        raise SystemExit("--processes and --compare start their own servers: give no url")
     return args
 
 
+class FreshDatabases:
+    """Empty Postgres databases beside the given one (same server), dropped at the end."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.names: list[str] = []
+
+    def _admin_dsn(self) -> str:
+        from sqlalchemy.engine import make_url
+
+        return make_url(self.url).set(drivername="postgresql").render_as_string(hide_password=False)
+
+    def create(self) -> str:
+        import psycopg
+        from sqlalchemy.engine import make_url
+
+        name = f"gurka_bench_{uuid.uuid4().hex[:10]}"
+        with psycopg.connect(self._admin_dsn(), autocommit=True) as conn:
+            conn.execute(f'CREATE DATABASE "{name}"')
+        self.names.append(name)
+        return make_url(self.url).set(database=name).render_as_string(hide_password=False)
+
+    def drop_all(self) -> None:
+        import psycopg
+
+        with psycopg.connect(self._admin_dsn(), autocommit=True) as conn:
+            for name in self.names:
+                conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        self.names.clear()
+
+
 async def main(args: argparse.Namespace) -> None:
-    raise_fd_limit(args.rooms * 3 * 2 + 256)
+    sockets_per_room = 3 + args.spectators
+    raise_fd_limit(args.rooms * sockets_per_room * 2 + 256)
+    load = {"rooms": args.rooms, "rate": args.rate, "duration": args.duration, "warmup": args.warmup,
+                "spectators": args.spectators}
+    fresh = FreshDatabases(args.database_url) if args.compare else None
     with tempfile.TemporaryDirectory(prefix="gurka-bench-") as tmp:
         workdir = Path(tmp)
         started: list[Server] = []
+
+        async def app_target(name: str, processes: int, database_url: str | None) -> dict:
+            if processes > 1 or args.compare:
+                from app.store.db import upgrade  # one schema before several processes start
+
+                if database_url:
+                    upgrade(database_url)
+            servers = [start_app(workdir, database_url, tag=f"{name}-{i}".replace(" ", "-"))
+                       for i in range(processes)]
+            started.extend(servers)
+            try:
+                return await drive(
+                    Target(name, [s.url for s in servers], [s.pid for s in servers]),
+                    target=args.target, bare=False, **load,
+                )
+            finally:
+                for server in servers:
+                    server.stop()
+
+        async def bare_target(frame_bytes: int) -> dict:
+            fan = start_fanout(workdir, frame_bytes)
+            started.append(fan)
+            try:
+                return await drive(Target("bare fan-out", [fan.url], [fan.pid]), target=None, bare=True, **load)
+            finally:
+                fan.stop()
+
         try:
-            if args.url:
-                base, pid = args.url.rstrip("/"), args.pid
+            if args.compare:
+                assert fresh is not None
+                results = [await app_target("app sqlite", 1, None)]
+                results.append(await bare_target(results[0]["frame_bytes"]))
+                results.append(await app_target("app postgres", 1, fresh.create()))
+                results.append(await app_target("app postgres x2", 2, fresh.create()))
             else:
-                app = start_app(workdir, args.database_url)
-                started.append(app)
-                base, pid = app.url, app.pid
-            results = [
-                await drive(
-                    "gurka app",
-                    base,
-                    pid,
-                    rooms=args.rooms,
-                    rate=args.rate,
-                    duration=args.duration,
-                    warmup=args.warmup,
-                    target=args.target,
-                    bare=False,
-                )
-            ]
-            if not args.no_fanout:
-                fan = start_fanout(workdir, results[0]["frame_bytes"])
-                started.append(fan)
-                results.append(
-                    await drive(
-                        "bare fan-out",
-                        fan.url,
-                        fan.pid,
-                        rooms=args.rooms,
-                        rate=args.rate,
-                        duration=args.duration,
-                        warmup=args.warmup,
-                        target=None,
-                        bare=True,
-                    )
-                )
+                if args.url:
+                    results = [await drive(Target("gurka app", [args.url.rstrip("/")], [args.pid]),
+                                           target=args.target, bare=False, **load)]
+                else:
+                    results = [await app_target("gurka app", args.processes, args.database_url)]
+                if not args.no_fanout:
+                    results.append(await bare_target(results[0]["frame_bytes"]))
         finally:
             for server in started:
                 server.stop()
+            if fresh is not None:
+                fresh.drop_all()
     show(results, args.rate)
+    ratios = compare_ratios(results) if args.compare else None
+    if ratios is not None:
+        show_ratios(ratios)
     if args.json:
         print(json.dumps(results, indent=1, default=float))
+        if ratios is not None:
+            print(json.dumps(ratios, indent=1, default=float))
 
 
 if __name__ == "__main__":
     arguments = parse_args()  # refuses anything but loopback before any connection
     try:
-        asyncio.run(asyncio.wait_for(main(arguments), 1800))
+        asyncio.run(asyncio.wait_for(main(arguments), 3600))
     except KeyboardInterrupt:
         pass

@@ -35,6 +35,7 @@ class Connection:
         self.id = next(_ids)
         self.token_hash = token_hash  # who this is; the room maps it to a seat (None: spectator)
         self.seat: int | None = None
+        self.lang = "en"  # the language this connection's frames are rendered in
         self._send = send
         self._close = close
         self.queue: asyncio.Queue[str | None] = asyncio.Queue(queue_size)

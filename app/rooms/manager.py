@@ -28,7 +28,8 @@ log = logging.getLogger("gurka.rooms")
 CLUB_TURN_SECONDS = 60.0  # a club table's turn timer (a night may pass its own setting)
 MIN_TURN_SECONDS, MAX_TURN_SECONDS = 10, 600  # a turn timer's range (0 switches it off)
 
-TableRenderer = Callable[[LiveRoom, "int | None"], str]
+TableRenderer = Callable[[LiveRoom, "int | None", str], str]  # (room, seat, lang)
+PresenceRenderer = Callable[[LiveRoom, str], str]  # (room, lang)
 NoticeRenderer = Callable[[str, str], str]
 GameOverObserver = Callable[[LiveRoom], "Awaitable[None] | None"]
 ChatRenderer = Callable[[LiveRoom, list[ChatLine]], str]
@@ -47,6 +48,7 @@ class RoomManager:
         clock: Clock | None = None,
         render_table: TableRenderer | None = None,
         render_notice: NoticeRenderer | None = None,
+        render_presence: PresenceRenderer | None = None,
         render_chat: ChatRenderer | None = None,
         render_chat_form: ChatFormRenderer | None = None,
         render_reaction: ReactionRenderer | None = None,
@@ -57,7 +59,8 @@ class RoomManager:
         self.deal_pause = deal_pause
         self.clock: Clock = clock or SystemClock()
         self.rooms: dict[str, LiveRoom] = {}
-        self.render_table: TableRenderer = render_table or (lambda room, seat: "")
+        self.render_table: TableRenderer = render_table or (lambda room, seat, lang: "")
+        self.render_presence: PresenceRenderer = render_presence or (lambda room, lang: "")
         self.render_notice: NoticeRenderer = render_notice or (lambda message, level: message)
         self.render_chat: ChatRenderer = render_chat or (lambda room, lines: "")
         self.render_chat_form: ChatFormRenderer = render_chat_form or (lambda room, seat: "")

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import functools
+import json
+
 from app.rooms import engine
 from app.rooms.state import RoomState
 from app.rooms.tokens import hash_token
@@ -20,7 +23,7 @@ class RoomPresence(RoomState):
         return {s for s in seats if s is not None}
 
     def limits(self) -> tuple[int, int]:
-        return engine.player_limits(self.preset, self.options)
+        return _player_limits(self.preset, json.dumps(self.options, sort_keys=True))
 
     def absent_for(self, seat: int) -> float:
         if seat in self.present():
@@ -33,3 +36,10 @@ class RoomPresence(RoomState):
         if s is None or s.botted or self.status != "playing" or seat in self.present():
             return False
         return self.absent_for(seat) >= self.manager.takeover_seconds
+
+
+@functools.lru_cache(maxsize=256)
+def _player_limits(preset: str, options: str) -> tuple[int, int]:
+    """A room's player limits (they build a game to ask its rules: every table rendering
+    needs them, so they are worked out once per preset and options)."""
+    return engine.player_limits(preset, json.loads(options))

@@ -1,4 +1,11 @@
-"""Publishing a room to its connections: each one is offered its own seat's full table."""
+"""Publishing a room to its connections: each one is offered its own seat's full table.
+
+A table frame is complete (the whole `#table`), so a page that missed one converges on the
+next one, and on `sync`. What all seats share is rendered once per state (the web layer's
+shared parts); per push, each seat's own table is rendered once per (seat, language) and a
+spectator's once. Presence (a seat coming or going) is sent as a small `presence` frame with
+only the seats' presence marks, unless it changes more than the marks (see `show_presence`).
+"""
 
 from __future__ import annotations
 
@@ -7,18 +14,22 @@ import json
 from app.rooms.hub import Connection
 from app.rooms.presence import RoomPresence
 
+FrameKey = tuple[int | None, str]  # (seat, language)
+
 
 class RoomPublishing(RoomPresence):
     def attach(self, conn: Connection) -> None:
-        """The newcomer gets its table; the others only when a seat just became present (a
-        spectator, or a second tab of a present seat, changes nothing they see)."""
+        """The newcomer gets its table; the others only the presence marks, and only when a
+        seat just became present (a spectator, or a second tab of a present seat, changes
+        nothing they see)."""
         conn.seat = self.seat_of(conn.token_hash)
         arrived = conn.seat is not None and conn.seat not in self.present()
         self.connections.add(conn)
         conn.start()
-        if not (arrived and self.presence.changed()):
-            conn.offer(self.table_frame(conn.seat))
-            self.rearm()
+        conn.offer(self.table_frame(conn.seat, conn.lang))
+        if arrived:
+            self.presence.changed()
+        self.rearm()
 
     def detach(self, conn: Connection) -> None:
         self.connections.discard(conn)
@@ -29,22 +40,53 @@ class RoomPublishing(RoomPresence):
         self.rearm()
 
     def publish(self) -> None:
-        """Offer every live connection its own full table (rendered once per seat)."""
-        cache: dict[int | None, str] = {}
-        for conn in list(self.connections):
-            if conn.closed:
-                self.connections.discard(conn)
-                continue
-            if conn.seat not in cache:
-                cache[conn.seat] = self.table_frame(conn.seat)
-            if not conn.offer(cache[conn.seat]):
-                self.connections.discard(conn)
+        """Offer every live connection its own full table (rendered once per seat and language)."""
+        self.shown_handovers = self.handovers()
+        frames: dict[FrameKey, str] = {}
+        for conn in self.live_connections():
+            key = (conn.seat, conn.lang)
+            if key not in frames:
+                frames[key] = self.table_frame(*key)
+            self.offer(conn, frames[key])
 
-    def table_frame(self, seat: int | None) -> str:
-        html = self.manager.render_table(self, seat)
+    def show_presence(self) -> None:
+        """Presence changed (coalesced): send only the presence marks when that is all that
+        changes. In the lobby and after a game presence also changes buttons and lines (the
+        host's Remove, who a rematch waits for), and during a game it may change who can be
+        handed to a bot: then every connection gets its full table instead."""
+        if self.status != "playing" or self.handovers() != self.shown_handovers:
+            self.publish()
+            return
+        frames: dict[str, str] = {}
+        for conn in self.live_connections():
+            if conn.lang not in frames:
+                frames[conn.lang] = self.presence_frame(conn.lang)
+            self.offer(conn, frames[conn.lang])
+
+    def handovers(self) -> frozenset[int]:
+        """The seats a "Let a bot play" button is offered for now."""
+        return frozenset(i for i in self.seats if self.can_hand_to_bot(i))
+
+    def live_connections(self) -> list[Connection]:
+        for conn in [c for c in self.connections if c.closed]:
+            self.connections.discard(conn)
+        return list(self.connections)
+
+    def offer(self, conn: Connection, frame: str) -> None:
+        if not conn.offer(frame):
+            self.connections.discard(conn)
+
+    def table_frame(self, seat: int | None, lang: str = "en") -> str:
+        html = self.manager.render_table(self, seat, lang)
         return json.dumps(
             {"kind": "table", "version": self.version, "content": html, "target": "#table", "swap": "outerHTML"}
         )
+
+    def presence_frame(self, lang: str = "en") -> str:
+        """The seats' presence marks as htmx partials; `version` is the table they belong to
+        (a page showing an older table has missed a push and asks for `sync`)."""
+        html = self.manager.render_presence(self, lang)
+        return json.dumps({"kind": "presence", "version": self.version, "content": html, "swap": "none"})
 
     def notice_frame(self, message: str, level: str = "error") -> str:
         html = self.manager.render_notice(message, level)
@@ -56,4 +98,4 @@ class RoomPublishing(RoomPresence):
     def tell(self, conn: Connection, message: str, level: str = "error", *, with_table: bool = True) -> None:
         conn.offer(self.notice_frame(message, level))
         if with_table:
-            conn.offer(self.table_frame(conn.seat))
+            conn.offer(self.table_frame(conn.seat, conn.lang))

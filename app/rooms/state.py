@@ -59,8 +59,10 @@ class RoomState:
         # True when this process's last change lost the version race to another process: that
         # process's action path drives the bots from there (a bot here stops re-trying).
         self.moved_elsewhere = False
-        # Seats coming and going are shown to everybody, a burst of them at a bounded rate.
-        self.presence = PresenceCoalescer(self.publish)
+        # Seats coming and going are shown to everybody, a burst of them at a bounded rate, as
+        # small presence updates; the "Let a bot play" buttons shown by the last full push.
+        self.presence = PresenceCoalescer(self.show_presence)
+        self.shown_handovers: frozenset[int] = frozenset()
         # Timers (see `timers`): seconds a human may take per move (0: no turn timer), when the
         # current version was reached (the turn's start, stored as its event's time), each seat's
         # timeouts in a row, and the last "Time: …" note shown on the table.
@@ -78,6 +80,10 @@ class RoomState:
 
     def publish(self) -> None:
         """Offer every connection its own table: the publishing layer (`publishing.py`) does it."""
+        raise NotImplementedError
+
+    def show_presence(self) -> None:
+        """Show everybody who is here now: the publishing layer (`publishing.py`) does it."""
         raise NotImplementedError
 
     def rearm(self) -> None:

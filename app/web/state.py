@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from fastapi import FastAPI, Request, WebSocket
 from fastapi.templating import Jinja2Templates
@@ -16,7 +17,9 @@ from starlette.requests import HTTPConnection
 
 from app.rooms import LiveRoom, RoomManager
 from app.web.table import talk
+from app.web.table.presence_marks import render_presence
 from app.web.table.render import render_block, setup_templates, status_line, table_context
+from app.web.table.shared_parts import SharedPartsCache
 
 TEMPLATES_DIR = Path(__file__).resolve().parents[2] / "templates"
 
@@ -30,6 +33,25 @@ def templates_of(app: FastAPI) -> Jinja2Templates:
         setup_templates(templates)
         templates.env.globals["_gurka_ready"] = True
     return templates
+
+
+def shared_parts_of(app: FastAPI) -> SharedPartsCache:
+    """The parts of each room's table that all its seats share, rendered once per state."""
+    cache: SharedPartsCache | None = getattr(app.state, "shared_parts", None)
+    if cache is None:
+        cache = app.state.shared_parts = SharedPartsCache(templates_of(app))
+    return cache
+
+
+def seat_table_context(app: FastAPI, room: LiveRoom, seat: int | None, lang: str = "en") -> dict[str, Any]:
+    """All the table block of room.html needs for one seat: its own context, the shared parts
+    (rendered once for all seats), its status line and the panels other areas add."""
+    ctx = table_context(room, seat)
+    ctx["status_text"] = status_line(ctx)
+    ctx["shared"] = shared_parts_of(app).get(room, lang)
+    ctx["extra_panels"] = extra_panels(app, room, seat)
+    ctx["lang"] = lang
+    return ctx
 
 
 RoomPanel = Callable[[LiveRoom, "int | None"], str]
@@ -55,11 +77,8 @@ def manager_of(app: FastAPI) -> RoomManager:
         settings = app.state.settings
         templates = templates_of(app)
 
-        def render_table(room: LiveRoom, seat: int | None) -> str:
-            ctx = table_context(room, seat)
-            ctx["status_text"] = status_line(ctx)
-            ctx["extra_panels"] = extra_panels(app, room, seat)
-            return render_block(templates, "table/room.html", "table", ctx)
+        def render_table(room: LiveRoom, seat: int | None, lang: str = "en") -> str:
+            return render_block(templates, "table/room.html", "table", seat_table_context(app, room, seat, lang))
 
         def render_notice(message: str, level: str) -> str:
             return render_block(templates, "table/room.html", "notice", {"message": message, "level": level})
@@ -72,6 +91,7 @@ def manager_of(app: FastAPI) -> RoomManager:
             clock=getattr(app.state, "clock", None),
             render_table=render_table,
             render_notice=render_notice,
+            render_presence=lambda room, lang: render_presence(templates, room, lang),
             render_chat=lambda room, lines: talk.render_lines(templates, lines),
             render_chat_form=lambda room, seat: talk.render_form(templates, room, seat),
             render_reaction=talk.render_reaction,

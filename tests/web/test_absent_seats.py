@@ -45,7 +45,8 @@ def test_the_bot_button_is_pushed_when_the_delay_passes_and_a_non_host_presses_i
     players[2].close()  # Cai's tab closes
     settle(client)
     for p in players[:2]:
-        p.recv_table()  # presence: Cai is away
+        update = p.recv()  # presence: Cai is away, and only the presence marks are sent
+        assert update["kind"] == "presence" and 'id="dot-2" title="away"' in update["content"]
         assert "Let a bot play for Cai" not in p.table["content"]
     advance(client, clock, 59.0)
     assert not room.can_hand_to_bot(2)

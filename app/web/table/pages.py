@@ -15,9 +15,9 @@ from app.rooms.manager import MAX_TURN_SECONDS, MIN_TURN_SECONDS
 from app.rooms.room import LiveRoom, Refused
 from app.rooms.state import DEFAULT_TURN_SECONDS
 from app.web.shared.security import seat_token, set_seat_cookie
-from app.web.state import TEMPLATES_DIR, extra_panels, get_manager, get_templates
+from app.web.state import TEMPLATES_DIR, get_manager, get_templates, seat_table_context
 from app.web.table.rejoin_panel import rejoin_panel
-from app.web.table.render import render_block, status_line, table_context
+from app.web.table.render import render_block
 from app.web.table.talk import chat_context
 
 router = APIRouter(tags=["pages"])
@@ -122,12 +122,10 @@ def room_response(request: Request, templates: Jinja2Templates, room: LiveRoom, 
     """The room page for whoever asks (their seat from their cookie; the rejoin panel is theirs)."""
     token = seat_token(request, room.slug)
     seat = room.seat_for_token(token)
-    ctx = table_context(room, seat)
-    ctx["status_text"] = status_line(ctx)
+    ctx = seat_table_context(request.app, room, seat)
     ctx["join_error"] = error
     ctx["rejoin"] = rejoin_panel(request, room, seat, token)
     ctx["rejoin_prefill"] = prefill
-    ctx["extra_panels"] = extra_panels(request.app, room, seat)
     ctx.update(chat_context(room, seat))
     response = templates.TemplateResponse(request, "table/room.html", ctx, status_code=status_code)
     response.headers["Cache-Control"] = "no-store"

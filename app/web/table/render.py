@@ -6,6 +6,7 @@ nothing hidden from that seat can reach its page.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from typing import Any
@@ -15,7 +16,6 @@ from markupsafe import Markup, escape
 
 from app.rooms.room import LiveRoom
 from app.rules.cards import RANK_WORD, pretty, pretty_cards
-from app.web.table.score_sheet import score_rows
 
 SUIT_NAME = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
 RANK_NAME = {"J": "jack", "Q": "queen", "K": "king", "A": "ace", "T": "10"}
@@ -61,6 +61,7 @@ def card_label(code: str) -> str:
     return f"{RANK_NAME.get(rank, rank)} of {SUIT_NAME.get(suit, suit)}"
 
 
+@functools.lru_cache(maxsize=4096)
 def card_html(code: str, *, size: str = "", extra_class: str = "", top: bool = False) -> Markup:
     """A card drawn by the app: rank and suit symbol in corners, big pip (SVG sprite) in the middle.
     `top`: one of the preset's top cards (above the ace), marked with a gold corner."""
@@ -110,6 +111,8 @@ def setup_templates(templates: Jinja2Templates) -> None:
     env.globals.update(card=card_html, card_back=card_back, card_label=card_label, card_short=pretty,
                        preset_title=PRESET_TITLE, phase_text=PHASE_TEXT, how_text=HOW_TEXT,
                        rassi_text=RASSI_TEXT)
+    presence = env.get_template("table/presence.html").module  # a seat's presence marks
+    env.globals.update(presence_dot=getattr(presence, "presence_dot"), presence_word=getattr(presence, "presence_word"))
     env.filters["card_label"] = card_label
     env.filters["player_text"] = player_text
     env.filters["card_short"] = pretty
@@ -251,8 +254,9 @@ def table_context(room: LiveRoom, seat: int | None) -> dict[str, Any]:
         i_am_ready=me is not None and me in room.ready,
         rematch_waits=[names[i] for i in room.rematch_waits_for() if i < len(names)],
         free_seats=room.capacity - len(room.seats),
-        # anyone seated can open the sheet during the game (finished deals are public)
-        score_sheet=score_rows(g.deal_log, len(room.seats)) if g is not None and me is not None else [],
+        # anyone seated can open the sheet during the game (finished deals are public); the
+        # sheet itself is one of the shared parts
+        score_sheet=g is not None and me is not None and bool(g.deal_log),
     )
     return ctx
 

@@ -1,0 +1,104 @@
+"""The parts of a room's table that every seat shares, rendered once per game state and language.
+
+A push used to render each seat's whole table. Most of it is the same for everybody: each
+seat's card count, score and penalty cards, the trick on the felt, the previous trick, the
+final cards of the last deal and the score sheet. Those parts are rendered here once, from
+public information only (the spectator's view, `game.view(None)`, with the seats' names), and
+each seat's table (templates/table/room.html) places them around what only it sees: its hand,
+its status, its advice and buttons.
+
+The cache is keyed by the room's game state (its version, its game object and the length of
+the game's log: a move applied but not committed, or rolled back, is a different state) and
+by language, and keeps only the current state of each room.
+"""
+
+from __future__ import annotations
+
+import weakref
+from dataclasses import dataclass
+from typing import Any
+
+from fastapi.templating import Jinja2Templates
+from markupsafe import Markup
+
+from app.rooms.room import LiveRoom
+from app.web.table.render import table_context
+from app.web.table.score_sheet import score_rows
+
+TEMPLATE = "table/shared.html"
+
+
+@dataclass(frozen=True)
+class SharedParts:
+    stats: dict[int, Markup]  # each occupied seat's count, score and penalty cards
+    trick: Markup  # the plays of the trick in progress
+    last_trick: Markup  # the previous trick, shown on the felt between tricks
+    last_trick_small: Markup  # the previous trick, small, beside a trick in progress
+    finals: Markup  # the final cards of the last deal
+    score_sheet: Markup
+
+    def html(self) -> str:
+        """Every part together (what a test scans for hidden cards)."""
+        return "".join([*self.stats.values(), self.trick, self.last_trick, self.last_trick_small,
+                        self.finals, self.score_sheet])
+
+
+StateKey = tuple[int, int, int]
+
+
+def state_key(room: LiveRoom) -> StateKey:
+    g = room.game
+    return (room.version, id(g), len(g.log) if g is not None else 0)
+
+
+class SharedPartsCache:
+    """Per room: its current state's parts, per language."""
+
+    def __init__(self, templates: Jinja2Templates) -> None:
+        self.templates = templates
+        self._rooms: weakref.WeakKeyDictionary[LiveRoom, tuple[StateKey, dict[str, SharedParts]]] = (
+            weakref.WeakKeyDictionary()
+        )
+        self.renders = 0  # how many times parts were rendered (tests and the bench look)
+
+    def get(self, room: LiveRoom, lang: str = "en") -> SharedParts:
+        key = state_key(room)
+        entry = self._rooms.get(room)
+        if entry is None or entry[0] != key:
+            entry = (key, {})
+            self._rooms[room] = entry
+        parts = entry[1].get(lang)
+        if parts is None:
+            parts = entry[1][lang] = render_shared(self.templates, room, lang)
+            self.renders += 1
+        return parts
+
+
+def public_context(room: LiveRoom) -> dict[str, Any]:
+    """The table as a spectator sees it, plus the score sheet's rows (finished deals are public)."""
+    ctx = table_context(room, None)
+    g = room.game
+    ctx["score_sheet"] = score_rows(g.deal_log, len(room.seats)) if g is not None else []
+    return ctx
+
+
+def render_shared(templates: Jinja2Templates, room: LiveRoom, lang: str = "en") -> SharedParts:
+    """Render the shared parts from public information only (`lang`: for the translations)."""
+    ctx = public_context(room)
+    ctx["lang"] = lang
+    module: Any = templates.env.get_template(TEMPLATE).make_module(ctx)
+    view: dict[str, Any] | None = ctx["view"]
+    empty = Markup("")
+    if view is None:
+        return SharedParts({}, empty, empty, empty, empty, empty)
+    trick = view.get("trick") or {}
+    last = view.get("last_trick")
+    last_deal = view.get("last_deal")
+    return SharedParts(
+        stats={s["seat"]: Markup(module.seat_stats(s)) for s in ctx["seats"] if not s["empty"] and "score" in s},
+        trick=Markup(module.plays_list(trick)) if trick.get("plays") else empty,
+        last_trick=Markup(module.plays_list(last, took="took it")) if last else empty,
+        last_trick_small=Markup(module.plays_list(last, "tiny", "took it")) if last else empty,
+        finals=Markup(module.final_cards(last_deal)) if last_deal else empty,
+        score_sheet=Markup(module.score_sheet_part()) if ctx["score_sheet"] else empty,
+    )
