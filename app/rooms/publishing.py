@@ -26,9 +26,9 @@ class RoomPublishing(RoomPresence):
         arrived = conn.seat is not None and conn.seat not in self.present()
         self.connections.add(conn)
         conn.start()
+        if arrived and self.presence.changed() and self.presence_was_full:
+            return  # everybody got a full table just now, the newcomer too
         conn.offer(self.table_frame(conn.seat, conn.lang))
-        if arrived:
-            self.presence.changed()
         self.rearm()
 
     def detach(self, conn: Connection) -> None:
@@ -54,7 +54,8 @@ class RoomPublishing(RoomPresence):
         changes. In the lobby and after a game presence also changes buttons and lines (the
         host's Remove, who a rematch waits for), and during a game it may change who can be
         handed to a bot: then every connection gets its full table instead."""
-        if self.status != "playing" or self.handovers() != self.shown_handovers:
+        self.presence_was_full = self.status != "playing" or self.handovers() != self.shown_handovers
+        if self.presence_was_full:
             self.publish()
             return
         frames: dict[str, str] = {}

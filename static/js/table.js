@@ -157,6 +157,21 @@
     return "table";
   }
 
+  // A presence frame (only the seats' presence marks) names the table version it belongs to: a
+  // page that shows an older table missed a push and asks for the whole table again.
+  document.addEventListener("htmx:ws:before:message:incoming", function (event) {
+    var detail = event.detail || {};
+    if (!detail.message || !detail.waitUntil) return;
+    detail.waitUntil(detail.message.json().then(function (frame) {
+      if (!frame || frame.kind !== "presence") return;
+      var shown = parseInt(document.documentElement.dataset.version || "", 10);
+      var socket = detail.connection && detail.connection.socket;
+      if (!isNaN(shown) && frame.version > shown && socket && socket.readyState === 1) {
+        socket.send(JSON.stringify({ do: "sync", v: shown }));
+      }
+    }, function () { /* not JSON: nothing to check */ }));
+  });
+
   document.addEventListener("htmx:ws:before:message:incoming", function () {
     // the open state as it is now (a "toggle" event fires later, maybe after this swap)
     all(document, "#table details[data-keep]").forEach(function (d) { openKeeps[d.dataset.keep] = d.open; });

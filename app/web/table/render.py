@@ -111,8 +111,8 @@ def setup_templates(templates: Jinja2Templates) -> None:
     env.globals.update(card=card_html, card_back=card_back, card_label=card_label, card_short=pretty,
                        preset_title=PRESET_TITLE, phase_text=PHASE_TEXT, how_text=HOW_TEXT,
                        rassi_text=RASSI_TEXT)
-    presence = env.get_template("table/presence.html").module  # a seat's presence marks
-    env.globals.update(presence_dot=getattr(presence, "presence_dot"), presence_word=getattr(presence, "presence_word"))
+    presence: Any = env.get_template("table/presence.html").module  # a seat's presence marks
+    env.globals.update(presence_dot=presence.presence_dot, presence_word=presence.presence_word)
     env.filters["card_label"] = card_label
     env.filters["player_text"] = player_text
     env.filters["card_short"] = pretty

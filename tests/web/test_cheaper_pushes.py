@@ -1,0 +1,101 @@
+"""Cheaper pushes: what all seats share is rendered once, from public information only; a seat
+coming or going is sent as a small presence frame; a page that missed a push converges."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.main import create_app
+from tests.conftest import make_settings
+from tests.web.test_room_protocol import play_one, start, three_players
+from tests.web.test_turn_timer import settle
+from tests.web.wsutil import CODE, Player, close_all, hidden_cards, leaks
+
+
+@pytest.fixture
+def slow_takeover(db_url: str) -> Iterator[TestClient]:
+    """A seat that goes away is not offered to a bot for a minute (so presence is all that changes)."""
+    with TestClient(create_app(make_settings(db_url, seat_takeover_seconds=60.0))) as client:
+        try:
+            yield client
+        finally:
+            close_all()
+
+
+def test_the_shared_parts_show_no_hand_and_no_stock_card(web: TestClient) -> None:
+    _slug, room, players = three_players(web, target="12")
+    start(players, room)
+    cache = web.app.state.shared_parts  # type: ignore[attr-defined]
+    rng = random.Random(11)
+    shown_cards = 0
+    for _ in range(60):
+        if room.game.over:
+            break
+        parts = cache.get(room)
+        html = parts.html()
+        hidden = hidden_cards(room, None)  # every hand and the stock, less what is public
+        assert hidden, "a game in play has hands and a stock to hide"
+        assert not leaks({"content": html}, hidden), leaks({"content": html}, hidden)
+        assert "data-hand" not in html
+        assert len(parts.stats) == 3  # every seat's count and score is one of the shared parts
+        shown_cards += len(CODE.findall(html))
+        play_one(players, room, rng)
+    assert shown_cards > 0, "the shared parts did show public cards (tricks, penalties)"
+
+
+def test_the_shared_parts_are_rendered_once_per_version_for_every_seat(web: TestClient) -> None:
+    _slug, room, players = three_players(web, target="12")
+    start(players, room)
+    spectator = Player(web, room.slug, None).connect()
+    spectator.recv_table()
+    cache = web.app.state.shared_parts  # type: ignore[attr-defined]
+    before = cache.renders
+    play_one(players, room, random.Random(2))
+    spectator.recv_table()
+    assert cache.renders == before + 1  # three seats and a spectator: one rendering of the shared parts
+
+
+def test_a_seat_coming_and_going_sends_the_others_only_the_presence_marks(slow_takeover: TestClient) -> None:
+    _slug, room, players = three_players(slow_takeover, target="12")
+    start(players, room)
+    spectator = Player(slow_takeover, room.slug, None).connect()
+    spectator.recv_table()
+    version = room.version
+    players[2].close()  # Cai's tab closes
+    settle(slow_takeover)
+    for p in (players[0], players[1], spectator):
+        update = p.recv()
+        assert update["kind"] == "presence", update
+        assert update["version"] == version
+        assert 'id="dot-2" title="away"' in update["content"] and 'id="dot-0" title="online"' in update["content"]
+        assert "<section" not in update["content"] and "data-hand" not in update["content"]
+        assert len(update["content"]) < 1200  # a whole table is several KB
+    back = Player(slow_takeover, room.slug, players[2].token).connect()
+    assert back.recv_table()["version"] == version  # the one who comes back gets its whole table
+    assert "data-hand" in back.table["content"]
+    for p in (players[0], players[1], spectator):
+        update = p.recv()
+        assert update["kind"] == "presence" and 'id="dot-2" title="online"' in update["content"]
+    back.close()
+
+
+def test_a_page_that_missed_pushes_converges_on_the_next_one_and_on_sync(web: TestClient) -> None:
+    _slug, room, players = three_players(web, target="12")
+    start(players, room)
+    rng = random.Random(7)
+    bo = players[1]
+    missed = len(bo.frames)
+    play_one(players, room, rng)
+    del bo.frames[missed:]  # Bo's page lost that push (as if its swap never happened)
+    assert bo.version < room.version
+    play_one(players, room, rng)  # the next push is the whole table at the new version
+    fresh = room.manager.render_table(room, 1, "en")
+    assert bo.version == room.version and bo.table["content"] == fresh
+    # a page that shows an old version (a presence frame told it so) asks for sync: the whole table
+    bo.send(do="sync", v=bo.version - 2)
+    synced = bo.recv_table()
+    assert synced["version"] == room.version and synced["content"] == fresh
