@@ -14,6 +14,7 @@ from fastapi.templating import Jinja2Templates
 from markupsafe import Markup
 from starlette.requests import HTTPConnection
 
+from app.i18n.jinja import install as install_languages
 from app.rooms import LiveRoom, RoomManager
 from app.web.table import talk
 from app.web.table.render import render_block, setup_templates, status_line, table_context
@@ -27,6 +28,7 @@ def templates_of(app: FastAPI) -> Jinja2Templates:
         templates = Jinja2Templates(directory=str(TEMPLATES_DIR))
         app.state.templates = templates
     if not templates.env.globals.get("_gurka_ready"):
+        install_languages(templates.env)
         setup_templates(templates)
         templates.env.globals["_gurka_ready"] = True
     return templates
