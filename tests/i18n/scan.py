@@ -48,6 +48,8 @@ def template_leaks(path: Path) -> list[str]:
             if "(" in before and _WRAPPED.search(unwrapped[max(0, start - 12):start + 1]):
                 continue
             text = m.group(2)
+            if not _words(text):
+                continue  # a name, the same in every language ("Gurka Night")
             if any(c.isupper() for c in text) or re.search(r"[.:!?]", text):
                 leaks.append(f"literal {text!r}")
     body = _EXPR.sub(" ", source)
