@@ -19,10 +19,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
+from app.rules.text import Text
+
 WEEK = timedelta(days=7)
-SEED_WORDS = "Brud på disse datoer koster en kasse øl"
-LATE_PROPOSAL = f"Proposed the dates after the week ({SEED_WORDS})"
-LATE_ANSWER = f"Answered the date poll after the week ({SEED_WORDS})"
+# Stored as the crate's reason (in English, the message id), said in each reader's language.
+LATE_PROPOSAL = Text("Proposed the dates after the week (Brud på disse datoer koster en kasse øl)")
+LATE_ANSWER = Text("Answered the date poll after the week (Brud på disse datoer koster en kasse øl)")
 
 
 @dataclass(frozen=True)
