@@ -74,7 +74,7 @@ def player_page(request: Request, name: str) -> Response:
         table = cn.table_for(played, y)
         row = next(r for r in table if r.player == member.name)
         per_year.append((y, row, [r.player for r in table].index(member.name) + 1, len(table)))
-    chart = cn.places_chart([(n.on, place) for n, place in mine], title=f"{member.name}'s place night by night")
+    chart = cn.places_chart([(n.on, place) for n, place in mine], title=_("%(name)s's place night by night", name=member.name))
     return render(
         request,
         "club/player.html",

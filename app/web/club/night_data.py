@@ -20,6 +20,7 @@ from app.club import BASE_TABLES, FINAL_TABLES, DatePoll, Night, NightSummary, R
 from app.club.constants import BASE_ROUNDS, FINAL_ROUNDS, FINAL_TO_BASE
 from app.club.hall_of_fame import HallOfFameRow, hall_of_fame_table
 from app.i18n import N_, _
+from app.i18n.jinja import day
 from app.store import club as store
 
 log = logging.getLogger("gurka.club")
@@ -308,16 +309,19 @@ def places_chart(points: list[tuple[date, int]], *, title: str) -> Markup:
     )
     parts.append(f'<path class="line" d="{path}"/>')
     step = max(1, (n + 5) // 6)
+    # Translators: a short date pattern (Unicode CLDR) under the chart: dd day, MMM month, yy year.
+    axis_pattern = _("dd MMM yy")
     for i, (on, place) in enumerate(points):
         cls = "pt win" if place == 1 else "pt podium" if place <= 3 else "pt"
+        label = _("%(day)s: place %(place)s", day=on.isoformat(), place=place)
         parts.append(
             f'<circle class="{cls}" cx="{x(i):.1f}" cy="{y(place):.1f}" r="5">'
-            f"<title>{on.isoformat()}: place {place}</title></circle>"
+            f"<title>{escape(label)}</title></circle>"
         )
         if i % step == 0 or i == n - 1:
             parts.append(
                 f'<text class="axis" x="{x(i):.1f}" y="{height - 10}" text-anchor="middle">'
-                f"{on.strftime('%d %b %y')}</text>"
+                f"{escape(day(on, axis_pattern))}</text>"
             )
     parts.append("</svg>")
     return Markup("".join(parts))
