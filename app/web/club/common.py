@@ -74,6 +74,11 @@ def parse_date(raw: str | None) -> date | None:
         return None
 
 
+def upper_first(text: str) -> str:
+    """A sentence that starts with a capital letter (the rest as it is)."""
+    return text[:1].upper() + text[1:]
+
+
 def nice_date(d: date | None) -> str:
     """A night's date with its weekday, in the reader's language ("Mon 3 Mar 2025")."""
     # Translators: a date pattern (Unicode CLDR): EEE weekday, d day, MMM month, y year.

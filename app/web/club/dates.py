@@ -10,12 +10,13 @@ from sqlmodel import Session
 
 from app.club import DatePoll
 from app.club.dates import LATE_ANSWER
-from app.i18n import _
+from app.club.night_records import reason_of
+from app.i18n import _, say
 from app.store import club as store
 from app.store.db import session_scope
 from app.web.club import auth
 from app.web.club import night_data as cn
-from app.web.club.common import db_engine, nice_date, parse_date, redirect
+from app.web.club.common import db_engine, nice_date, parse_date, redirect, upper_first
 from app.web.club.nights import night_page_response
 
 router = APIRouter(prefix="/club", tags=["club"])
@@ -45,7 +46,7 @@ async def propose_dates(request: Request, night_id: int) -> Response:
                     dates=[first, second], proposed_on=today,
                 )
             except ValueError as exc:
-                errors.append(str(exc).capitalize())
+                errors.append(upper_first(say(reason_of(exc))))
             else:
                 store.create_poll(
                     session, night_id=night_id, proposed_by=row.winner, option_a=core.dates[0],

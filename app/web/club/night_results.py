@@ -10,6 +10,7 @@ from fastapi.responses import HTMLResponse, Response
 from starlette.datastructures import FormData
 
 from app.club import RoundResult
+from app.club.night_records import reason_of
 from app.i18n import N_, _
 from app.parsing import strict_int
 from app.store import club as store
@@ -96,7 +97,7 @@ async def record_result(request: Request, night_id: int) -> Response:
                 try:
                     night.record(table, result)
                 except ValueError as exc:
-                    errors.append(str(exc))
+                    errors.append(reason_of(exc))
                 else:
                     store.add_result(
                         session, night_id=night_id, phase=phase, round_no=int(round_no),
