@@ -27,6 +27,7 @@ _TAG = re.compile(r"<[^>]*>", re.DOTALL)
 _WORD = re.compile(r"[^\W\d_]{2,}")
 _LITERAL_IN_EXPR = re.compile(r"""(?<![\w(])(['"])([A-Za-zÀ-ÿ][^'"{}]*\s[^'"{}]*)\1""")
 _WRAPPED = re.compile(r"""(?:_|gettext|ngettext|say)\(\s*(['"])""")
+_PLURAL = re.compile(r"""ngettext\(\s*(['"])[^'"]*\1\s*,\s*(['"])[^'"]*\2""")  # both forms wrapped
 
 
 def _words(text: str) -> list[str]:
@@ -41,7 +42,7 @@ def template_leaks(path: Path) -> list[str]:
     leaks: list[str] = []
     # English literals inside expressions: {{ x or 'Not playable now' }}
     for expr in _EXPR.findall(source):
-        unwrapped = _WRAPPED.sub("", expr)
+        unwrapped = _WRAPPED.sub("", _PLURAL.sub("ngettext(", expr))
         for m in _LITERAL_IN_EXPR.finditer(unwrapped):
             start = m.start()
             before = unwrapped[max(0, start - 2):start]
@@ -64,6 +65,7 @@ def template_leaks(path: Path) -> list[str]:
 _SENTENCE = re.compile(r"[^\W\d_]{2,}\W+[^\W\d_]{2,}")  # two words or more
 _TRANSLATING = {"_", "gettext", "ngettext", "Text", "N_", "say"}
 _NOT_READER = {"debug", "info", "warning", "error", "exception", "critical", "log"}
+_HTTP_HEADER = re.compile(r"^[A-Z][a-z]+(?:-[A-Z][a-z]+)+$")
 
 
 def python_leaks(path: Path) -> list[str]:
@@ -105,6 +107,8 @@ def python_leaks(path: Path) -> list[str]:
             continue
         if not _SENTENCE.search(text) or not re.search(r"[A-Z]|[.!?:]$", text.strip()):
             continue
+        if _HTTP_HEADER.match(text):
+            continue  # a header name such as Cache-Control
         if "<" in text and ">" in text and not re.search(r">[^<]*[^\W\d_]{2,}\W+[^\W\d_]{2,}", text):
             continue  # markup without words between its tags
         line = lines[node.lineno - 1] if node.lineno <= len(lines) else ""
@@ -117,7 +121,8 @@ def python_leaks(path: Path) -> list[str]:
 
 # Exceptions that are never shown to a reader as they are (programming errors).
 _INTERNAL = {"ValueError", "TypeError", "KeyError", "RuntimeError", "AssertionError", "NotImplementedError",
-             "VersionConflict", "LookupError", "OSError", "SystemExit", "ArgumentParser", "add_argument"}
+             "VersionConflict", "LookupError", "OSError", "SystemExit", "ArgumentParser", "add_argument",
+             "cast"}  # typing.cast("dict[str, X]", …): a type, never shown
 
 
 def _call_name(func: ast.expr) -> str:
