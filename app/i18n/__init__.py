@@ -131,6 +131,8 @@ def N_(message: str) -> str:
 def say(message: str) -> str:
     """A sentence in the current language: a `Text` is translated; a plain string is looked
     up as a message id (a fixed sentence), and said as it is when the catalog has no entry."""
+    if not message:  # the empty id is the catalog's header, never a sentence
+        return message
     if isinstance(message, Text):
         return _fill(translations(current_language()).gettext(message.msgid), message.params)
     return translations(current_language()).gettext(message)
