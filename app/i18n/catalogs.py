@@ -35,6 +35,7 @@ SOURCES: dict[str, tuple[Source, ...]] = {
         Source("app/rules", PY), Source("app/rooms", PY), Source("app/web/table", PY),
         Source("app/web/shared", PY), Source("app/i18n", PY),
         Source("templates/table", (("rules/**", "ignore"), *HTML)), Source("templates/shared", HTML),
+        Source("app", (("parsing.py", "python"), ("**", "ignore"))),  # a bad websocket frame's words
     ),
     "club": (Source("app/club", PY), Source("app/web/club", PY), Source("templates/club", HTML)),
     "rules": (Source("templates/table/rules", HTML),),

@@ -15,6 +15,7 @@ from fastapi.templating import Jinja2Templates
 from app.rooms import RoomManager
 from app.rooms.room import Refused
 from app.rooms.tokens import clean_code
+from app.rules.text import Text
 from app.web.shared.limits import FailureLimit
 from app.web.shared.security import set_seat_cookie
 from app.web.state import get_manager, get_templates
@@ -55,7 +56,7 @@ async def rejoin(request: Request, slug: str, manager: ManagerDep, templates: Te
     address = request.client.host if request.client else "?"
     wait = max(by_address.wait(address), by_room.wait(slug))
     if wait > 0:
-        message = f"Too many wrong codes: try again in {int(wait) + 1} s."
+        message = Text("Too many wrong codes: try again in %(n)s s.", n=int(wait) + 1)
         return room_response(request, templates, room, error=message, status_code=429, prefill=code)
     try:
         _seat, token = await room.rejoin(code)
