@@ -62,7 +62,7 @@ def _read_session(manager: ServedRooms) -> Session:
     """A session whose reads all see one snapshot (the row, the seats and the events agree)."""
     db = manager.db
     if db.dialect.name == "postgresql":
-        db = db.execution_options(isolation_level="REPEATABLE READ")
+        db = db.execution_options(isolation_level="REPEATABLE READ")  # not shown
     return Session(db, expire_on_commit=False)
 
 

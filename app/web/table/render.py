@@ -322,7 +322,8 @@ def _advice(mode: str, phase: str, hand: list[dict[str, Any]], legal: list[str],
                         "Choose up to %(num)d cards to swap face down for new ones from the stock, or keep your hand.",
                         n)
     if mode == "rassi":
-        return _(RASSI_ADVICE.get(phase, N_("Swap your hand or keep it.")))
+        advice = RASSI_ADVICE.get(phase, N_("Swap your hand or keep it."))
+        return _(advice)
     if mode == "watch" and phase == "play" and preset == "gurka-is" and len(hand) == 1:
         return _("This is your final card: you sit out while the others play on until everyone holds one.")
     return ""
@@ -357,12 +358,13 @@ def status_line(ctx: dict[str, Any]) -> str:
             sizes = {len(a.split()) - 1 for a in ctx.get("legal") or [] if a.startswith("play ")}
             k = sizes.pop() if len(sizes) == 1 else 1
             return _("Your turn: play a card.") if k == 1 else _("Your turn: play %(n)s cards.", n=k)
-        return _({
+        asked = {
             "exchange": N_("Your turn: exchange cards or keep your hand."),
             "rassi_free": N_("Your turn: free cards or keep your hand?"),
             "rassi_double": N_("Your turn: double or keep your hand?"),
             "rassi_redouble": N_("Your turn: redouble or keep your hand?"),
-        }.get(view["phase"], N_("Your turn.")))
+        }.get(view["phase"], N_("Your turn."))
+        return _(asked)
     name = ctx.get("to_act_name")
     waiting = _("Waiting for %(name)s.", name=name) if name else _("Dealing…")
     me = ctx.get("me")
