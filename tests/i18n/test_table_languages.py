@@ -25,7 +25,7 @@ HOME = {
 }
 # the status line of a seat that waits, and of the seat whose turn it is
 WAITING = {"en": "Waiting for", "da": "Venter på", "is": "Beðið eftir", "fi": "Odotetaan pelaajaa"}
-YOUR_TURN = {"en": "Your turn", "da": "Din tur", "is": "Þú átt að gera", "fi": "Sinun vuorosi"}
+YOUR_TURN = {"en": "Your turn", "da": "Din tur", "is": "Þú átt leik", "fi": "Sinun vuorosi"}
 NOT_YOUR_TURN = {"en": "It is not your turn", "da": "Det er ikke din tur", "is": "Það er ekki komið að þér",
                  "fi": "Ei ole sinun vuorosi"}
 

@@ -154,7 +154,7 @@ async def join(request: Request, slug: str, manager: ManagerDep, templates: Temp
     try:
         _seat, token = await room.join(str(form.get("name", ""))[:MAX_FORM_FIELD])
     except Refused as refused:
-        return room_response(request, templates, room, error=str(refused), status_code=400)
+        return room_response(request, templates, room, error=text_of(refused), status_code=400)
     response = RedirectResponse(f"/r/{slug}", status_code=303)
     set_seat_cookie(response, slug=slug, token=token, secure=request.app.state.settings.secure_cookies)
     return response
