@@ -15,6 +15,7 @@ from app.main import create_app
 from app.web.shared.security import seat_cookie_name
 from app.web.table.render import card_label
 from tests.conftest import make_settings
+from tests.web.test_room_protocol import play_one, start, three_players
 from tests.web.wsutil import Player, close_all, create_room, join
 
 HOME = {
@@ -165,3 +166,33 @@ def test_a_chat_note_is_said_to_each_connection_in_its_language(web: TestClient)
     assert "Værten gjorde Bo tavs." in said["da"]
     assert "Gestgjafinn þaggaði niður í Bo." in said["is"]
     assert "Isäntä mykisti pelaajan Bo." in said["fi"]
+
+
+def test_a_finished_game_its_score_sheet_and_replay_in_each_language(web: TestClient) -> None:
+    slug, room, players = three_players(web, target="12")
+    start(players, room)
+    rng = random.Random(8)
+    while not room.game.over:
+        play_one(players, room, rng)
+    host = f"{seat_cookie_name(slug)}={players[0].token}"
+    over = {
+        "da": ["Spillet er slut", "Pointliste (", "Gå spillet igennem i gennemgangen", "Klar til revanche"],
+        "is": ["Spilinu er lokið", "Stigablað (", "Farðu í gegnum spilið í upprifjuninni"],
+        "fi": ["Peli päättyi", "Pistekirja (", "Käy peli läpi uusinnassa", "Valmis revanssiin"],
+    }
+    for lang, phrases in over.items():
+        page = web.get(f"/r/{slug}", headers={"cookie": f"{host}; lang={lang}"}).text
+        for phrase in phrases:
+            assert phrase in page, (lang, phrase)
+    replay = {
+        "da": ["Gennemgang: Gurka Night (dansk klub)", "Omgang 1", "Trin 1 af", "‹ Stik", "Kortene er givet."],
+        "is": ["Upprifjun: Gurka Night (danskur klúbbur)", "Umferð 1", "Skref 1 af", "Spilin eru gefin."],
+        "fi": ["Uusinta: Gurka Night (tanskalainen kerho)", "Jako 1", "Vaihe 1/", "Kortit on jaettu."],
+    }
+    for lang, phrases in replay.items():
+        page = web.get(f"/r/{slug}/replay", headers={"cookie": f"lang={lang}"}).text
+        for phrase in phrases:
+            assert phrase in page, (lang, phrase)
+        assert "Step 1 of" not in page and "The cards are dealt." not in page
+    moved = web.get(f"/r/{slug}/replay?game=1&step=2", headers={"cookie": "lang=is"}).text
+    assert " spilaði " in moved  # "%(name)s played %(cards)s." in Icelandic
