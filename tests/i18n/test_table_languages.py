@@ -56,6 +56,8 @@ def test_the_option_help_and_game_names_follow_the_language(web: TestClient) -> 
     assert "Rassi: ilmaiset, kahdennukset ja vastakahdennukset ennen peliä." in page
     assert "Talon säännöt: Rassi (suomalainen)" in page
     assert "(§6)" not in page  # the players' help still drops the rule-book numbers
+    assert "seuraava jakaja" in page and ">vasen</option>" in page  # an option's name and a choice
+    assert "next dealer" not in page
 
 
 def test_a_room_page_in_each_language(web: TestClient) -> None:

@@ -62,6 +62,20 @@ RASSI_DONE = {
     "redouble": (N_("You redoubled (×4)"), N_("%(name)s redoubled (×4)")),
 }
 BOT_SUFFIX = " (bot)"
+# The house rules' names and choices as the new-room form shows them (else the name, spaced)
+OPTION_LABEL = {
+    "target": N_("target"), "hand_sizes": N_("hand sizes"), "deal_schedule": N_("deal schedule"),
+    "exchange": N_("exchange"), "rassi": N_("rassi"), "soft_discard": N_("soft discard"),
+    "black_sevens": N_("black sevens"), "decks": N_("decks"), "play_on": N_("play on"),
+    "next_dealer": N_("next dealer"), "must_beat": N_("must beat"), "beat_equal": N_("beat equal"),
+    "eight_led_lowest": N_("eight led lowest"), "out_at": N_("out at"), "exact_clear": N_("exact clear"),
+    "game_end": N_("game end"),
+}
+CHOICE_LABEL = {
+    "cycle": N_("cycle"), "zigzag": N_("zigzag"), "reach": N_("reach"), "exceed": N_("exceed"),
+    "one_left": N_("one left"), "first_out": N_("first out"), "target": N_("target"), "left": N_("left"),
+    "loser": N_("loser"),
+}
 
 
 def card_label(code: str) -> str:
@@ -69,6 +83,14 @@ def card_label(code: str) -> str:
         return _("Joker")
     rank, suit = code[:-1], code[-1]
     return _("%(rank)s of %(suit)s", rank=say(RANK_NAME.get(rank, rank)), suit=say(SUIT_NAME.get(suit, suit)))
+
+
+def option_label(name: str) -> str:
+    return _(OPTION_LABEL[name]) if name in OPTION_LABEL else name.replace("_", " ")
+
+
+def choice_label(value: str) -> str:
+    return _(CHOICE_LABEL[value]) if value in CHOICE_LABEL else value.replace("_", " ")
 
 
 def card_html(code: str, *, size: str = "", extra_class: str = "", top: bool = False) -> Markup:
@@ -123,6 +145,8 @@ def setup_templates(templates: Jinja2Templates) -> None:
     env.filters["card_label"] = card_label
     env.filters["player_text"] = player_text
     env.filters["card_short"] = pretty
+    env.filters["option_label"] = option_label
+    env.filters["choice_label"] = choice_label
 
 
 def render_block(templates: Jinja2Templates, name: str, block: str, context: dict[str, Any]) -> str:
