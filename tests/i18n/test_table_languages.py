@@ -198,3 +198,18 @@ def test_a_finished_game_its_score_sheet_and_replay_in_each_language(web: TestCl
         assert "Step 1 of" not in page and "The cards are dealt." not in page
     moved = web.get(f"/r/{slug}/replay?game=1&step=2", headers={"cookie": "lang=is"}).text
     assert " spilaði " in moved  # "%(name)s played %(cards)s." in Icelandic
+
+
+def test_a_plural_with_a_name_renders_in_templates(web: TestClient) -> None:
+    """Jinja fills a plural's parameters itself (the name as well as the number)."""
+    env = web.app.state.templates.env  # type: ignore[attr-defined]
+    page = env.from_string('{{ ngettext("%(name)s swapped %(num)d card", "%(name)s swapped %(num)d cards", n, '
+                           'name=who) }} · {{ _("Waiting for %(name)s.", name=who) }}')
+    said = {}
+    for lang in ("en", "da", "is", "fi"):
+        with use_language(lang):
+            said[lang] = (page.render(n=1, who="Bo"), page.render(n=21, who="<Bo>"))
+    assert said["en"] == ("Bo swapped 1 card · Waiting for Bo.", "&lt;Bo&gt; swapped 21 cards · Waiting for &lt;Bo&gt;.")
+    assert said["fi"][0] == "Bo vaihtoi 1 kortin · Odotetaan pelaajaa Bo."
+    assert said["is"][1] == "&lt;Bo&gt; skipti 21 spili · Beðið eftir &lt;Bo&gt;."  # Icelandic: 21 is singular
+    assert said["da"][1].startswith("&lt;Bo&gt; byttede 21 kort")
