@@ -213,3 +213,41 @@ def test_a_plural_with_a_name_renders_in_templates(web: TestClient) -> None:
     assert said["fi"][0] == "Bo vaihtoi 1 kortin · Odotetaan pelaajaa Bo."
     assert said["is"][1] == "&lt;Bo&gt; skipti 21 spili · Beðið eftir &lt;Bo&gt;."  # Icelandic: 21 is singular
     assert said["da"][1].startswith("&lt;Bo&gt; byttede 21 kort")
+
+
+@pytest.mark.parametrize("preset", ["gurka-night", "gurka-is", "vidivellir", "kurkku", "rassi"])
+def test_every_phase_of_every_preset_renders_in_every_language(web: TestClient, preset: str) -> None:
+    """A whole game against bots; at each of the human's turns the table is rendered for every seat
+    (and a spectator) in every language: no message may fail to render, and none stays English."""
+    from app.rooms import engine
+
+    options = {"exchange": "on"} if preset == "gurka-is" else {}
+    slug, token = create_room(web, name="Anna", preset=preset, seats=3, bots=2, **options)
+    me = Player(web, slug, token).connect(headers={"accept-language": "is"})
+    me.recv_table()
+    me.send(do="start", v=me.version)
+    rooms = web.app.state.rooms  # type: ignore[attr-defined]
+    room = rooms.get(slug)
+    rng = random.Random(3)
+    turns = 0
+    while turns < 400:
+        frame = me.recv()
+        if frame["kind"] != "table":
+            continue
+        content = frame["content"]
+        if 'data-mode="over"' in content:
+            break
+        if 'data-my-turn="true"' not in content or frame["version"] != room.version:
+            continue
+        assert "Þú átt leik" in content
+        for lang in ("en", "da", "is", "fi"):
+            with use_language(lang):
+                for seat in (0, 1, 2, None):
+                    html = rooms.render_table(room, seat)
+                    assert "%(" not in html, (lang, seat)
+                    if lang != "en":
+                        assert "Waiting for" not in html and "Your turn" not in html, (lang, seat)
+        action = engine.bot_action(room.game, 0, rng)
+        me.send(do="act", action=action, v=frame["version"])
+        turns += 1
+    assert room.game is not None and room.game.over, f"{preset}: the game did not end in {turns} turns"
