@@ -240,6 +240,10 @@ def test_every_phase_of_every_preset_renders_in_every_language(web: TestClient, 
         if 'data-my-turn="true"' not in content or frame["version"] != room.version:
             continue
         assert "Þú átt leik" in content
+        if 'data-send-selection="exchange"' in content:  # the button's words for each count
+            assert '"Skipta 1 spili"' in content and '"Skipta 2 spilum"' in content
+        if 'data-send-selection="play"' in content:
+            assert '"Spila 1 spili"' in content
         for lang in ("en", "da", "is", "fi"):
             with use_language(lang):
                 for seat in (0, 1, 2, None):
