@@ -10,20 +10,29 @@ from babel.dates import format_date, format_datetime
 from babel.numbers import format_decimal
 from jinja2 import Environment
 
-from app.i18n import LANGUAGES, current_language, gettext, ngettext, say
+from app.i18n import LANGUAGES, current_language, say, translations
 
 
 def install(env: Environment) -> None:
     if "jinja2.ext.InternationalizationExtension" not in env.extensions:
         env.add_extension("jinja2.ext.i18n")
     env.policies["ext.i18n.trimmed"] = True
-    env.install_gettext_callables(gettext=gettext, ngettext=ngettext, newstyle=True)  # type: ignore[attr-defined]
+    # Jinja's newstyle callables fill in the parameters themselves: they get the bare translation
+    env.install_gettext_callables(gettext=_translated, ngettext=_translated_plural, newstyle=True)  # type: ignore[attr-defined]
     env.globals["current_language"] = current_language
     env.globals["languages"] = LANGUAGES
     env.filters["say"] = say
     env.filters["number"] = number
     env.filters["day"] = day
     env.filters["moment"] = moment
+
+
+def _translated(message: str) -> str:
+    return translations(current_language()).gettext(message)
+
+
+def _translated_plural(singular: str, plural: str, n: int) -> str:
+    return translations(current_language()).ngettext(singular, plural, n)
 
 
 def number(value: Any) -> str:

@@ -31,9 +31,11 @@ class Connection:
         *,
         token_hash: str | None,
         queue_size: int = QUEUE_SIZE,
+        lang: str = "en",
     ) -> None:
         self.id = next(_ids)
         self.token_hash = token_hash  # who this is; the room maps it to a seat (None: spectator)
+        self.lang = lang  # the reader's language: every frame for this connection is said in it
         self.seat: int | None = None
         self._send = send
         self._close = close

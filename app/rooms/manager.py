@@ -19,6 +19,7 @@ from app.rooms.room import BOT_NAMES, MAX_NAME, Event, LiveRoom, Refused, Seat, 
 from app.rooms.state import DEFAULT_TURN_SECONDS
 from app.rooms.sync import RoomSync, load_room
 from app.rooms.tokens import new_slug, new_token, seat_secrets
+from app.rules.text import Text, text_of
 from app.store import chat as chat_store
 from app.store import rooms as store
 from app.store.db import session_scope
@@ -222,7 +223,7 @@ class RoomManager:
         for such tables (bots for absent players).
         """
         if not names:
-            raise Refused("A table needs players.")
+            raise Refused(Text("A table needs players."))
         shown: list[str] = []
         for name in names:  # names cut to the room's length must still differ
             base = clean_name(name)
@@ -252,21 +253,22 @@ class RoomManager:
     ) -> tuple[LiveRoom, str]:
         """A new room with the host in seat 0 and `bots` bots after them; returns (room, host token)."""
         if preset not in rules_engine.PRESETS:
-            raise Refused(f"Unknown game {preset!r}.")
+            raise Refused(Text("Unknown game %(game)s.", game=repr(preset)))
         name = clean_name(host_name)
         if not name:
-            raise Refused("Please type your display name.")
+            raise Refused(Text("Please type your display name."))
         lo, hi = rules_engine.player_limits(preset, options)
         if not lo <= seats <= hi:
-            raise Refused(f"This game seats {lo} to {hi} players.")
+            raise Refused(Text("This game seats %(low)s to %(high)s players.", low=lo, high=hi))
         try:  # a full table must be playable (fewer players at the start always are)
             rules_engine.make_game(preset, seats, 0, options)
         except (ValueError, TypeError) as exc:
-            raise Refused(str(exc)) from None
+            raise Refused(text_of(exc)) from None
         if turn_seconds and not MIN_TURN_SECONDS <= turn_seconds <= MAX_TURN_SECONDS:
-            raise Refused(f"A turn timer runs {MIN_TURN_SECONDS} to {MAX_TURN_SECONDS} seconds (0: no timer).")
+            raise Refused(Text("A turn timer runs %(low)s to %(high)s seconds (0: no timer).", low=MIN_TURN_SECONDS,
+                               high=MAX_TURN_SECONDS))
         if not 0 <= bots <= seats - 1:
-            raise Refused(f"Between 0 and {seats - 1} bots, please.")
+            raise Refused(Text("Between 0 and %(n)s bots, please.", n=seats - 1))
         token = new_token()
         token_hash, code_hash = seat_secrets(token)
         seat_rows = [Seat(0, name, token_hash, code_hash=code_hash)]

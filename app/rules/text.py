@@ -32,3 +32,10 @@ class Text(str):
 
 def _rebuild(msgid: str, params: dict[str, Any]) -> Text:
     return Text(msgid, **params)
+
+
+def text_of(exc: BaseException) -> str:
+    """What an exception says: its `Text` when it was raised with one (so it can be said again in
+    each reader's language), else its message."""
+    first = exc.args[0] if exc.args else None
+    return first if isinstance(first, Text) else str(exc)

@@ -27,7 +27,8 @@ _TAG = re.compile(r"<[^>]*>", re.DOTALL)
 _WORD = re.compile(r"[^\W\d_]{2,}")
 _LITERAL_IN_EXPR = re.compile(r"""(?<![\w(])(['"])([A-Za-zÀ-ÿ][^'"{}]*\s[^'"{}]*)\1""")
 _WRAPPED = re.compile(r"""(?:_|gettext|ngettext|say)\(\s*(['"])""")
-_PLURAL = re.compile(r"""ngettext\(\s*(['"])[^'"]*\1\s*,\s*(['"])[^'"]*\2""")  # both forms wrapped
+# ngettext's plural form, the literal after its singular: `ngettext("%(num)d card", "%(num)d cards", n)`
+_NGETTEXT_PLURAL = re.compile(r"""(ngettext\(\s*(['"])(?:(?!\2).)*\2\s*,\s*)(['"])(?:(?!\3).)*\3""", re.DOTALL)
 
 
 def _words(text: str) -> list[str]:
@@ -42,7 +43,7 @@ def template_leaks(path: Path) -> list[str]:
     leaks: list[str] = []
     # English literals inside expressions: {{ x or 'Not playable now' }}
     for expr in _EXPR.findall(source):
-        unwrapped = _WRAPPED.sub("", _PLURAL.sub("ngettext(", expr))
+        unwrapped = _WRAPPED.sub("", _NGETTEXT_PLURAL.sub(r"\1''", expr))
         for m in _LITERAL_IN_EXPR.finditer(unwrapped):
             start = m.start()
             before = unwrapped[max(0, start - 2):start]
