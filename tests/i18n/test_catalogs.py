@@ -56,3 +56,22 @@ def test_the_scanner_sees_an_unwrapped_word(tmp_path: Path) -> None:
     joined = "\n".join(leaks)
     assert "'Your'" in joined and "'Dismiss'" in joined and "Not playable now" in joined
     assert "Fine" not in joined and "Also" not in joined
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_one_english_message_has_one_translation_in_every_area(lang: str) -> None:
+    """The areas' catalogs are merged at run time: a message shared by two areas must say the
+    same in both, or one area would show the other's words (reword the English to tell them apart)."""
+    from app.i18n.catalogs import read
+
+    seen: dict[str, tuple[str, object]] = {}
+    clashes = []
+    for domain in DOMAINS:
+        for message in read(lang, domain):
+            if not message.id or message.context:
+                continue
+            key = str(message.id)
+            if key in seen and seen[key][1] != message.string:
+                clashes.append(f"{key!r}: {seen[key][0]} {seen[key][1]!r} vs {domain} {message.string!r}")
+            seen.setdefault(key, (domain, message.string))
+    assert not clashes, "\n".join(clashes)
