@@ -7,7 +7,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: install run test test-fast test-repeat check bench vendor lint typecheck clean
+.PHONY: install run test test-fast test-repeat check bench vendor lint typecheck clean i18n
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,11 @@ test-repeat:
 
 bench: install
 	$(PY) bench/rules_bench.py
+
+# Bring every language's catalog (locales/<lang>/LC_MESSAGES/<domain>.po) up to date with the
+# code and templates, and list what is still untranslated.
+i18n: install
+	$(PY) -m app.i18n.catalogs
 
 vendor:
 	./scripts/vendor_htmx.sh

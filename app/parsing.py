@@ -15,6 +15,8 @@ import json
 import re
 from typing import Any
 
+from app.rules.text import Text
+
 MAX_DIGITS = 9
 _INT = re.compile(r"-?[0-9]+", re.ASCII)
 
@@ -73,18 +75,19 @@ def nesting_depth(text: str) -> int:
 def parse_json_object(text: str | bytes, *, max_bytes: int, max_depth: int) -> dict[str, Any]:
     """A JSON object from a client, or BadFrame with a plain reason."""
     if len(text) > max_bytes:
-        raise BadFrame(f"That message is too large ({len(text)} bytes; the limit is {max_bytes}).")
+        raise BadFrame(Text("That message is too large (%(size)s bytes; the limit is %(limit)s).", size=len(text),
+                            limit=max_bytes))
     if isinstance(text, bytes):
         try:
             text = text.decode("utf-8")
         except UnicodeDecodeError:
-            raise BadFrame("That message was not valid UTF-8 text; nothing was changed.") from None
+            raise BadFrame(Text("That message was not valid UTF-8 text; nothing was changed.")) from None
     if nesting_depth(text) > max_depth:
-        raise BadFrame(f"That message is nested too deeply (the limit is {max_depth} levels).")
+        raise BadFrame(Text("That message is nested too deeply (the limit is %(n)s levels).", n=max_depth))
     try:
         msg = json.loads(text)
     except (ValueError, RecursionError):
-        raise BadFrame("That message was not valid JSON; nothing was changed.") from None
+        raise BadFrame(Text("That message was not valid JSON; nothing was changed.")) from None
     if not isinstance(msg, dict):
-        raise BadFrame("That message was not understood (expected a JSON object).")
+        raise BadFrame(Text("That message was not understood (expected a JSON object)."))
     return msg

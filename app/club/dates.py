@@ -19,10 +19,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
+from app.rules.text import Text
+
 WEEK = timedelta(days=7)
-SEED_WORDS = "Brud på disse datoer koster en kasse øl"
-LATE_PROPOSAL = f"Proposed the dates after the week ({SEED_WORDS})"
-LATE_ANSWER = f"Answered the date poll after the week ({SEED_WORDS})"
+# Stored as the crate's reason (in English, the message id), said in each reader's language.
+LATE_PROPOSAL = Text("Proposed the dates after the week (Brud på disse datoer koster en kasse øl)")
+LATE_ANSWER = Text("Answered the date poll after the week (Brud på disse datoer koster en kasse øl)")
 
 
 @dataclass(frozen=True)
@@ -65,12 +67,13 @@ class DatePoll:
             raise ValueError(f"propose exactly two dates, got {len(proposed)}")
         first, second = sorted(proposed)
         if first == second:
-            raise ValueError("propose two different dates")
+            raise ValueError(Text("propose two different dates"))
         if proposed_on < night_date:
-            raise ValueError(f"the proposal cannot come before the night ({night_date})")
+            raise ValueError(Text("the proposal cannot come before the night (%(night)s)", night=night_date))
         for d in (first, second):
             if d <= proposed_on:
-                raise ValueError(f"{d} is not after the day of the proposal ({proposed_on})")
+                raise ValueError(Text("%(day)s is not after the day of the proposal (%(proposed)s)", day=d,
+                                      proposed=proposed_on))
         return cls(night_date, proposer, members_t, proposed_on, (first, second),
                    proposed_late=is_proposal_late(night_date, proposed_on))
 

@@ -18,12 +18,26 @@ from app.club.constants import (
     Stage,
 )
 from app.club.results import RoundResult
+from app.rules.text import Text
 
 FORMAT = "gurka-night/1"
 
 
 class CorrectionError(ValueError):
     """A correction would make a later recorded result invalid."""
+
+
+def describe_record(stage: str, round_no: int, table: str) -> Text:
+    """One recorded table result, in words ("base round 3 at vinder")."""
+    if stage == "base":
+        return Text("base round %(number)s at %(table)s", number=round_no, table=table)
+    return Text("finals round %(number)s at %(table)s", number=round_no, table=table)
+
+
+def reason_of(exc: Exception) -> str:
+    """What an exception says to a reader: its `Text` when it has one (said again per reader)."""
+    first = exc.args[0] if exc.args else ""
+    return first if isinstance(first, Text) else str(exc)
 
 
 @dataclass
@@ -56,10 +70,13 @@ class Event:
     result: RoundResult | None = None
     order: tuple[str, ...] = ()
 
-    def describe(self) -> str:
+    def describe(self) -> Text:
+        players = ", ".join(self.order)
+        if self.kind == "playoff" and self.stage == "base":
+            return Text("the base playoff (%(players)s)", players=players)
         if self.kind == "playoff":
-            return f"the {self.stage} playoff ({', '.join(self.order)})"
-        return f"{self.stage} round {self.round_no} at {self.table}"
+            return Text("the finals playoff (%(players)s)", players=players)
+        return describe_record(self.stage, self.round_no, self.table)
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"kind": self.kind, "stage": self.stage, "round": self.round_no}

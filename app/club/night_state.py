@@ -18,8 +18,11 @@ from app.club.night_records import (
     Event,
     PlayoffCorrection,
     correction_from_dict,
+    describe_record,
+    reason_of,
 )
 from app.club.results import RoundResult
+from app.rules.text import Text
 
 
 class NightState(NightFinals):
@@ -68,7 +71,7 @@ class NightState(NightFinals):
             raise ValueError(f"{phase} round {round_no} at {table} is not recorded yet")
         before = self._events[index].result
         assert before is not None
-        what = f"{phase} round {round_no} at {table}"
+        what = describe_record(phase, round_no, table)
         new = Event("record", phase, round_no, table, result)
         fresh, dropped = self._replay_with(index, new, what, drop_later=drop_later)
         entry = Correction(phase, round_no, table, before, result, reason, dropped)
@@ -96,7 +99,8 @@ class NightState(NightFinals):
         old = self._events[index]
         new = Event("playoff", phase, old.round_no, order=names)
         fresh, dropped = self._replay_with(
-            index, new, f"the {phase} playoff", drop_later=drop_later
+            index, new, Text("the base playoff") if phase == "base" else Text("the finals playoff"),
+            drop_later=drop_later,
         )
         entry = PlayoffCorrection(phase, old.order, names, reason, dropped)
         fresh.corrections = [*self.corrections, entry]
@@ -104,7 +108,7 @@ class NightState(NightFinals):
         return entry
 
     def _replay_with(
-        self, index: int, new: Event, what: str, *, drop_later: bool
+        self, index: int, new: Event, what: Text, *, drop_later: bool
     ) -> tuple[Self, tuple[str, ...]]:
         """A fresh night replaying every event, ``new`` in place of event ``index``."""
         events = list(self._events)
@@ -116,18 +120,19 @@ class NightState(NightFinals):
                 fresh._apply(event)
             except ValueError as exc:
                 if i == index:
-                    raise ValueError(
-                        f"the correction of {event.describe()} is invalid: {exc}"
-                    ) from exc
+                    raise ValueError(Text(
+                        "the correction of %(what)s is invalid: %(why)s", what=event.describe(), why=reason_of(exc)
+                    )) from exc
                 if event.kind == "playoff":
                     dropped.append(event.describe())
                     continue
                 if drop_later:
                     dropped.extend(e.describe() for e in events[i:] if e.kind == "record")
                     break
-                raise CorrectionError(
-                    f"correcting {what} makes the later result of {event.describe()} invalid: {exc}"
-                ) from exc
+                raise CorrectionError(Text(
+                    "correcting %(what)s makes the later result of %(later)s invalid: %(why)s",
+                    what=what, later=event.describe(), why=reason_of(exc),
+                )) from exc
         return fresh, tuple(dropped)
 
     def to_dict(self) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from app.club.constants import BASE_TABLES, FINAL_TO_BASE, TABLE_SIZE
+from app.rules.text import Text
 
 
 def _last_table_of(last_night: Mapping[str, Sequence[str]] | Mapping[str, str]) -> dict[str, str]:
@@ -51,9 +52,11 @@ def start_tables(
     taken: dict[str, str] = {}
     for player, other in stand_ins.items():
         if other in players and other != player:
-            raise ValueError(f"{other} plays tonight, so {player} cannot take {other}'s place")
+            raise ValueError(Text("%(other)s plays tonight, so %(player)s cannot take %(other)s's place",
+                                  other=other, player=player))
         if other in taken:
-            raise ValueError(f"{taken[other]} and {player} both take {other}'s place")
+            raise ValueError(Text("%(first)s and %(player)s both take %(other)s's place",
+                                  first=taken[other], player=player, other=other))
         taken[other] = player
     start: dict[str, str] = {}
     for player in players:
@@ -66,20 +69,22 @@ def start_tables(
         elif player in stand_ins:
             other = stand_ins[player]
             if other not in where:
-                raise ValueError(
-                    f"{other} did not play last night, so {player} cannot start at {other}'s table"
-                )
+                raise ValueError(Text(
+                    "%(other)s did not play last night, so %(player)s cannot start at %(other)s's table",
+                    other=other, player=player,
+                ))
             table = where[other]
         elif player in where:
             table = where[player]
         else:
-            raise ValueError(f"{player} did not play last night: the host places them (newcomers)")
+            raise ValueError(Text("%(player)s did not play last night: the host places them (newcomers)",
+                                  player=player))
         start[player] = table
     for table in BASE_TABLES:
         names = [p for p in players if start[p] == table]
         if len(names) != TABLE_SIZE:
-            raise ValueError(
-                f"the {table} table would have {len(names)} players ({', '.join(names)});"
-                " each table needs three"
-            )
+            raise ValueError(Text(
+                "the %(table)s table would have %(count)s players (%(names)s); each table needs three",
+                table=table, count=len(names), names=", ".join(names),
+            ))
     return start

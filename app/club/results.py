@@ -26,6 +26,7 @@ from app.club.constants import (
     SECOND_OUT_POINTS,
     WINNER_POINTS,
 )
+from app.rules.text import Text
 
 
 def _check_name(name: object, what: str) -> str:
@@ -126,17 +127,19 @@ class RoundResult:
         at_table = set(seated)
         for name in (*self.out, self.winner):
             if name not in at_table:
-                raise ValueError(f"{name} is not at the {table} table this round")
+                raise ValueError(Text("%(name)s is not at the %(table)s table this round", name=name, table=table))
         for name in sorted(self.took_cards):
             if name not in at_table:
-                raise ValueError(
-                    f"{name} is not at the {table} table this round (listed as taking cards)"
-                )
+                raise ValueError(Text(
+                    "%(name)s is not at the %(table)s table this round (listed as taking cards)",
+                    name=name, table=table,
+                ))
         for name in sorted(self.agurker):
             if name not in at_table:
-                raise ValueError(
-                    f"{name} is not at the {table} table this round (listed with agurker)"
-                )
+                raise ValueError(Text(
+                    "%(name)s is not at the %(table)s table this round (listed with agurker)",
+                    name=name, table=table,
+                ))
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -16,6 +16,7 @@ from app.rooms.host import Event
 from app.rooms.publishing import RoomPublishing
 from app.rooms.seats import BOT_NAMES, Refused, Seat, clean_name
 from app.rooms.tokens import new_token, seat_secrets
+from app.rules.text import Text
 from app.store.rooms import VersionConflict
 
 log = logging.getLogger("gurka.rooms")
@@ -66,13 +67,13 @@ class RoomActions(RoomPublishing):
                 except Exception:
                     log.exception("room %s: change failed, reloading from the event log", self.id)
                     await self._recover()
-                    raise Refused("Something went wrong on the server; the table was reloaded.") from None
+                    raise Refused(Text("Something went wrong on the server; the table was reloaded.")) from None
             else:
                 self.publish()
-                raise Refused(
-                    f"Another move reached the table first (it is now at version {self.version}): "
-                    "here is the fresh table."
-                )
+                raise Refused(Text(
+                    "Another move reached the table first (it is now at version %(version)s): "
+                    "here is the fresh table.", version=self.version
+                ))
             game_over = self.status == "over" and not was_over
             self.moved_elsewhere = False
         self.publish()
@@ -101,30 +102,30 @@ class RoomActions(RoomPublishing):
 
     def _require_host(self, by: int | None) -> None:
         if by is None or by != self.host:
-            raise Refused("Only the host can do that.")
+            raise Refused(Text("Only the host can do that."))
 
     def _require_lobby(self) -> None:
         if self.status != "lobby":
-            raise Refused("The game has already started.")
+            raise Refused(Text("The game has already started."))
 
     def _free_seat(self) -> int:
         for i in range(self.capacity):
             if i not in self.seats:
                 return i
-        raise Refused("The table is full.")
+        raise Refused(Text("The table is full."))
 
     async def join(self, name: str) -> tuple[int, str]:
         """A new player sits in the first free seat; returns (seat, token)."""
         name = clean_name(name)
         if not name:
-            raise Refused("Please type a display name.")
+            raise Refused(Text("Please type a display name."))
 
         def fn() -> tuple[int, str]:
             if self.status == "playing" or (self.status == "over" and self.club_table):
-                raise Refused("The game has already started: you can take a free seat between games.")
+                raise Refused(Text("The game has already started: you can take a free seat between games."))
             taken = next((s.name for s in self.seats.values() if name_key(s.name) == name_key(name)), None)
             if taken is not None:
-                raise Refused(f"Someone at this table is already called {taken}: choose another name.")
+                raise Refused(Text("Someone at this table is already called %(name)s: choose another name.", name=taken))
             seat = self._free_seat()
             token = new_token()
             seats = dict(self.seats)
@@ -155,11 +156,11 @@ class RoomActions(RoomPublishing):
             self._require_lobby()
             target = self.seats.get(seat)
             if target is None:
-                raise Refused("That seat is already empty.")
+                raise Refused(Text("That seat is already empty."))
             if not target.is_bot and seat in self.present():
-                raise Refused("Only bots and absent players can be removed.")
+                raise Refused(Text("Only bots and absent players can be removed."))
             if seat == self.host:
-                raise Refused("The host cannot leave their own seat.")
+                raise Refused(Text("The host cannot leave their own seat."))
             seats = dict(self.seats)
             del seats[seat]
             self._commit([(by, "leave", {"seat": seat})], seats=seats)
@@ -175,16 +176,17 @@ class RoomActions(RoomPublishing):
             lo, hi = self.limits()
             n = len(self.seats)
             if n < lo:
-                raise Refused(f"{self.preset} needs at least {lo} players: add a bot or wait for friends.")
+                raise Refused(Text("%(game)s needs at least %(n)s players: add a bot or wait for friends.",
+                                   game=self.preset, n=lo))
             if n > hi:
-                raise Refused(f"{self.preset} takes at most {hi} players.")
+                raise Refused(Text("%(game)s takes at most %(n)s players.", game=self.preset, n=hi))
             # Close the gaps: seats become 0..n-1 in the order people sat down.
             order = sorted(self.seats.values(), key=lambda s: s.seat)
             renumber = {s.seat: i for i, s in enumerate(order)}
             seats = {renumber[s.seat]: replace(s, seat=renumber[s.seat]) for s in order}
             first = self.rng.randrange(n) if dealer is None else renumber.get(dealer)
             if first is None:
-                raise Refused("The first dealer must be someone at the table.")
+                raise Refused(Text("The first dealer must be someone at the table."))
             game = engine.make_game(self.preset, n, first, self.options)
             events: list[Event] = [(by, "start", {"players": [seats[i].name for i in range(n)],
                                                   "dealer": first, "options": self.options})]
@@ -204,13 +206,13 @@ class RoomActions(RoomPublishing):
     async def rematch(self, by: int | None, seen: int | None) -> None:
         def fn() -> None:
             if self.club_table:
-                raise Refused("This is a Gurka Night table: the night opens the next game itself.")
+                raise Refused(Text("This is a Gurka Night table: the night opens the next game itself."))
             if by is None or by not in self.seats:
-                raise Refused("Only the players at this table can start a rematch.")
+                raise Refused(Text("Only the players at this table can start a rematch."))
             if self.status != "over" or self.game is None:
-                raise Refused("The game is not over yet.")
+                raise Refused(Text("The game is not over yet."))
             if seen is not None and seen != self.version:
-                raise Refused("A rematch has already been started.")
+                raise Refused(Text("A rematch has already been started."))
             n = len(self.seats)
             dealer = (self.game.dealer + 1) % n
             game = engine.make_game(self.preset, n, dealer, self.options)
@@ -231,18 +233,18 @@ class RoomActions(RoomPublishing):
         def fn() -> str:
             g = self.game
             if seat is None or seat not in self.seats:
-                raise Refused("You are watching: only players at the table can play.")
+                raise Refused(Text("You are watching: only players at the table can play."))
             if g is None or self.status == "lobby":
-                raise Refused("The game has not started yet.")
+                raise Refused(Text("The game has not started yet."))
             if not bot and self.seats[seat].botted:
-                raise Refused("A bot is playing your seat: take it back first.")
+                raise Refused(Text("A bot is playing your seat: take it back first."))
             if seen is None:
-                raise Refused("Your message did not say which table version you saw.")
+                raise Refused(Text("Your message did not say which table version you saw."))
             if seen != self.version:
-                raise Refused(
-                    f"The table changed before your move arrived (you saw version {seen}, "
-                    f"it is now {self.version}): here is the fresh table."
-                )
+                raise Refused(Text(
+                    "The table changed before your move arrived (you saw version %(seen)s, "
+                    "it is now %(version)s): here is the fresh table.", seen=seen, version=self.version
+                ))
             reason = engine.check(g, action, seat)
             if reason:
                 raise Refused(reason)
@@ -257,19 +259,20 @@ class RoomActions(RoomPublishing):
     async def hand_to_bot(self, by: int | None, seat: int) -> None:
         def fn() -> None:
             if by is None or by not in self.seats:
-                raise Refused("Only the players at this table can hand a seat to a bot.")
+                raise Refused(Text("Only the players at this table can hand a seat to a bot."))
             s = self.seats.get(seat)
             if s is None:
-                raise Refused("There is nobody in that seat.")
+                raise Refused(Text("There is nobody in that seat."))
             if s.botted:
-                raise Refused(f"{s.name}'s seat is already played by a bot.")
+                raise Refused(Text("%(name)s's seat is already played by a bot.", name=s.name))
             if self.status != "playing":
-                raise Refused("Seats can be handed to a bot only during a game.")
+                raise Refused(Text("Seats can be handed to a bot only during a game."))
             if seat in self.present():
-                raise Refused(f"{s.name} is here: only an absent player's seat can go to a bot.")
+                raise Refused(Text("%(name)s is here: only an absent player's seat can go to a bot.", name=s.name))
             wait = self.manager.takeover_seconds - self.absent_for(seat)
             if wait > 0:
-                raise Refused(f"{s.name} has been away only briefly: try again in {int(wait) + 1} s.")
+                raise Refused(Text("%(name)s has been away only briefly: try again in %(n)s s.", name=s.name,
+                                   n=int(wait) + 1))
             seats = dict(self.seats)
             seats[seat] = replace(s, bot_controlled=True)
             self._commit([(by, "takeover", {"seat": seat})], seats=seats)
@@ -283,7 +286,7 @@ class RoomActions(RoomPublishing):
         def fn() -> str:
             s = self.seats.get(seat)
             if s is None or s.is_bot:
-                raise Refused("That seat has no player.")
+                raise Refused(Text("That seat has no player."))
             token = new_token()
             seats = dict(self.seats)
             token_hash, code_hash = seat_secrets(token)
@@ -298,7 +301,7 @@ class RoomActions(RoomPublishing):
         def fn() -> None:
             s = self.seats.get(seat) if seat is not None else None
             if s is None or not s.bot_controlled:
-                raise Refused("Your seat is not played by a bot.")
+                raise Refused(Text("Your seat is not played by a bot."))
             seats = dict(self.seats)
             seats[s.seat] = replace(s, bot_controlled=False)
             self._commit([(s.seat, "takeback", {"seat": s.seat})], seats=seats)

@@ -17,6 +17,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from app.rules.text import Text
+
 MAX_TEXT = 300
 KEEP = 50  # lines a (re)connecting page is shown
 RATE_COUNT = 5
@@ -30,35 +32,37 @@ SAY, REACT, MUTE, UNMUTE, SPECTATORS = "say", "react", "mute", "unmute", "specta
 class ChatText:
     """The words of table talk (one place, ready to be wrapped for translation)."""
 
-    empty = "Type a message first."
-    spectators_closed = "Only the players can talk at this table: the host has not opened chat to spectators."
-    muted = "The host has muted you: your messages are not sent."
-    unknown_reaction = "That reaction is not one of the table's quick reactions."
-    host_only = "Only the host can do that."
-    not_self = "The host cannot mute their own seat."
-    no_seat = "There is nobody in that seat."
-    spectator = "Spectator"
+    empty = Text("Type a message first.")
+    spectators_closed = Text("Only the players can talk at this table: the host has not opened chat to spectators.")
+    muted = Text("The host has muted you: your messages are not sent.")
+    unknown_reaction = Text("That reaction is not one of the table's quick reactions.")
+    host_only = Text("Only the host can do that.")
+    not_self = Text("The host cannot mute their own seat.")
+    no_seat = Text("There is nobody in that seat.")
+    spectator = Text("Spectator")
 
     @staticmethod
     def too_long(length: int) -> str:
-        return f"That message is {length} characters long; the limit is {MAX_TEXT}. Nothing was sent."
+        return Text("That message is %(length)s characters long; the limit is %(limit)s. Nothing was sent.",
+                    length=length, limit=MAX_TEXT)
 
     @staticmethod
     def too_fast(wait: float) -> str:
-        return (f"You are talking too fast ({RATE_COUNT} messages in {int(RATE_WINDOW)} seconds at most): "
-                f"wait {max(1, round(wait))} s and send it again.")
+        return Text("You are talking too fast (%(count)s messages in %(seconds)s seconds at most): "
+                    "wait %(wait)s s and send it again.", count=RATE_COUNT, seconds=int(RATE_WINDOW),
+                    wait=max(1, round(wait)))
 
     @staticmethod
     def muted_seat(name: str) -> str:
-        return f"The host muted {name}."
+        return Text("The host muted %(name)s.", name=name)
 
     @staticmethod
     def unmuted_seat(name: str) -> str:
-        return f"The host let {name} talk again."
+        return Text("The host let %(name)s talk again.", name=name)
 
     @staticmethod
     def spectators_now(allowed: bool) -> str:
-        return "The host let spectators talk." if allowed else "Only the players can talk now."
+        return Text("The host let spectators talk.") if allowed else Text("Only the players can talk now.")
 
     @classmethod
     def note(cls, line: ChatLine) -> str:

@@ -59,12 +59,13 @@ class RoomHost(Protocol[R_contra]):
         """Tell whoever listens that the room's game has just ended."""
         ...
 
-    def render_table(self, room: R_contra, seat: int | None, lang: str, /) -> str:
-        """The table as that seat sees it, in language `lang`, as HTML."""
+    def render_table(self, room: R_contra, seat: int | None, /) -> str:
+        """The table as that seat sees it, as HTML (in the current language)."""
         ...
 
-    def render_presence(self, room: R_contra, lang: str, /) -> str:
-        """Only the seats' presence marks (who is here), as HTML partials for every page."""
+    def render_presence(self, room: R_contra, /) -> str:
+        """Only the seats' presence marks (who is here), as HTML partials for every page (in
+        the current language)."""
         ...
 
     def render_notice(self, message: str, level: str, /) -> str:

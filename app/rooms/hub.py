@@ -31,11 +31,12 @@ class Connection:
         *,
         token_hash: str | None,
         queue_size: int = QUEUE_SIZE,
+        lang: str = "en",
     ) -> None:
         self.id = next(_ids)
         self.token_hash = token_hash  # who this is; the room maps it to a seat (None: spectator)
+        self.lang = lang  # the reader's language: every frame for this connection is said in it
         self.seat: int | None = None
-        self.lang = "en"  # the language this connection's frames are rendered in
         self._send = send
         self._close = close
         self.queue: asyncio.Queue[str | None] = asyncio.Queue(queue_size)

@@ -19,6 +19,7 @@ from app.rooms.room import BOT_NAMES, MAX_NAME, Event, LiveRoom, Refused, Seat, 
 from app.rooms.state import DEFAULT_TURN_SECONDS
 from app.rooms.sync import RoomSync, load_room
 from app.rooms.tokens import new_slug, new_token, seat_secrets
+from app.rules.text import Text, text_of
 from app.store import chat as chat_store
 from app.store import rooms as store
 from app.store.db import session_scope
@@ -28,8 +29,8 @@ log = logging.getLogger("gurka.rooms")
 CLUB_TURN_SECONDS = 60.0  # a club table's turn timer (a night may pass its own setting)
 MIN_TURN_SECONDS, MAX_TURN_SECONDS = 10, 600  # a turn timer's range (0 switches it off)
 
-TableRenderer = Callable[[LiveRoom, "int | None", str], str]  # (room, seat, lang)
-PresenceRenderer = Callable[[LiveRoom, str], str]  # (room, lang)
+TableRenderer = Callable[[LiveRoom, "int | None"], str]
+PresenceRenderer = Callable[[LiveRoom], str]
 NoticeRenderer = Callable[[str, str], str]
 GameOverObserver = Callable[[LiveRoom], "Awaitable[None] | None"]
 ChatRenderer = Callable[[LiveRoom, list[ChatLine]], str]
@@ -59,8 +60,8 @@ class RoomManager:
         self.deal_pause = deal_pause
         self.clock: Clock = clock or SystemClock()
         self.rooms: dict[str, LiveRoom] = {}
-        self.render_table: TableRenderer = render_table or (lambda room, seat, lang: "")
-        self.render_presence: PresenceRenderer = render_presence or (lambda room, lang: "")
+        self.render_table: TableRenderer = render_table or (lambda room, seat: "")
+        self.render_presence: PresenceRenderer = render_presence or (lambda room: "")
         self.render_notice: NoticeRenderer = render_notice or (lambda message, level: message)
         self.render_chat: ChatRenderer = render_chat or (lambda room, lines: "")
         self.render_chat_form: ChatFormRenderer = render_chat_form or (lambda room, seat: "")
@@ -225,7 +226,7 @@ class RoomManager:
         for such tables (bots for absent players).
         """
         if not names:
-            raise Refused("A table needs players.")
+            raise Refused(Text("A table needs players."))
         shown: list[str] = []
         for name in names:  # names cut to the room's length must still differ
             base = clean_name(name)
@@ -255,21 +256,22 @@ class RoomManager:
     ) -> tuple[LiveRoom, str]:
         """A new room with the host in seat 0 and `bots` bots after them; returns (room, host token)."""
         if preset not in rules_engine.PRESETS:
-            raise Refused(f"Unknown game {preset!r}.")
+            raise Refused(Text("Unknown game %(game)s.", game=repr(preset)))
         name = clean_name(host_name)
         if not name:
-            raise Refused("Please type your display name.")
+            raise Refused(Text("Please type your display name."))
         lo, hi = rules_engine.player_limits(preset, options)
         if not lo <= seats <= hi:
-            raise Refused(f"This game seats {lo} to {hi} players.")
+            raise Refused(Text("This game seats %(low)s to %(high)s players.", low=lo, high=hi))
         try:  # a full table must be playable (fewer players at the start always are)
             rules_engine.make_game(preset, seats, 0, options)
         except (ValueError, TypeError) as exc:
-            raise Refused(str(exc)) from None
+            raise Refused(text_of(exc)) from None
         if turn_seconds and not MIN_TURN_SECONDS <= turn_seconds <= MAX_TURN_SECONDS:
-            raise Refused(f"A turn timer runs {MIN_TURN_SECONDS} to {MAX_TURN_SECONDS} seconds (0: no timer).")
+            raise Refused(Text("A turn timer runs %(low)s to %(high)s seconds (0: no timer).", low=MIN_TURN_SECONDS,
+                               high=MAX_TURN_SECONDS))
         if not 0 <= bots <= seats - 1:
-            raise Refused(f"Between 0 and {seats - 1} bots, please.")
+            raise Refused(Text("Between 0 and %(n)s bots, please.", n=seats - 1))
         token = new_token()
         token_hash, code_hash = seat_secrets(token)
         seat_rows = [Seat(0, name, token_hash, code_hash=code_hash)]

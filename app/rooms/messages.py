@@ -12,6 +12,7 @@ from app.rooms.hub import Connection
 from app.rooms.seat_changes import RoomSeatChanges
 from app.rooms.seats import Refused
 from app.rooms.talk import RoomTalk
+from app.rules.text import Text, text_of
 
 MAX_FRAME = 8 * 1024
 MAX_DEPTH = 4  # a frame is a flat object; {"action": [...]} is the deepest anything needs
@@ -31,16 +32,16 @@ class RoomMessages(RoomTalk, RoomSeatChanges):
         try:
             msg = parse_json_object(text, max_bytes=MAX_FRAME, max_depth=MAX_DEPTH)
         except BadFrame as bad:
-            self.tell(conn, str(bad))
+            self.tell(conn, text_of(bad))
             return
         do = msg.get("do", "act" if "action" in msg else None)
         seen = strict_int(msg.get("v"), lo=0)
         aid = msg.get("aid")
         if aid is not None and (not isinstance(aid, str) or len(aid) > 64):
-            self.tell(conn, "That message had a bad action id; nothing was changed.")
+            self.tell(conn, Text("That message had a bad action id; nothing was changed."))
             return
         if aid and self._seen_aid(f"{conn.token_hash}:{aid}"):
-            self.tell(conn, "That action was already received; it was not applied twice.", "info")
+            self.tell(conn, Text("That action was already received; it was not applied twice."), "info")
             return
         seat = conn.seat
         try:
@@ -49,7 +50,7 @@ class RoomMessages(RoomTalk, RoomSeatChanges):
                 if isinstance(action, list):
                     action = " ".join(str(a) for a in action)
                 if not isinstance(action, str) or not action.strip() or len(action) > 200:
-                    raise Refused("That message did not name an action.")
+                    raise Refused(Text("That message did not name an action."))
                 if seat is not None and seat in self.seats and self.seats[seat].bot_controlled:
                     # the player is back and acts: they take their seat back from the bot
                     before = self.version
@@ -58,7 +59,7 @@ class RoomMessages(RoomTalk, RoomSeatChanges):
                 await self.act(seat, action.strip(), seen)
                 self.time_note = None
             elif do == "sync":
-                conn.offer(self.table_frame(seat))
+                conn.offer(self.table_frame(seat, conn.lang))
                 self.offer_chat(conn)
             elif do == "talk":  # a page just connected: what was said since it was rendered
                 self.offer_chat(conn)
@@ -85,17 +86,17 @@ class RoomMessages(RoomTalk, RoomSeatChanges):
             elif do == "rematch":
                 await self.vote_rematch(seat)
             else:
-                raise Refused(f"Unknown request {str(do)[:40]!r}; nothing was changed.")
+                raise Refused(Text("Unknown request %(what)s; nothing was changed.", what=repr(str(do)[:40])))
         except Refused as refused:
-            self.tell(conn, str(refused))
+            self.tell(conn, text_of(refused))
         except ChatRefused as refused:  # talk refusals leave the table alone
-            self.tell(conn, str(refused), with_table=False)
+            self.tell(conn, text_of(refused), with_table=False)
         except engine.IllegalAction as illegal:  # the engine's own words
-            self.tell(conn, str(illegal))
+            self.tell(conn, text_of(illegal))
 
 
 def _int(value: Any) -> int:
     seat = strict_int(value, lo=0, hi=63)
     if seat is None:
-        raise Refused("That message did not name a seat.")
+        raise Refused(Text("That message did not name a seat."))
     return seat

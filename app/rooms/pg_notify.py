@@ -57,7 +57,7 @@ def notify(session: Session, room_id: int, version: int, *, channel: str = CHANN
     if bind.dialect.name != "postgresql":
         return
     session.execute(
-        text("SELECT pg_notify(:channel, :payload)"),
+        text("SELECT pg_notify(:channel, :payload)"),  # not shown
         {"channel": channel, "payload": format_payload(room_id, version)},
     )
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 
+from app.i18n import current_language, say, use_language
 from app.rooms.hub import Connection
 from app.rooms.presence import RoomPresence
 
@@ -26,9 +27,11 @@ class RoomPublishing(RoomPresence):
         arrived = conn.seat is not None and conn.seat not in self.present()
         self.connections.add(conn)
         conn.start()
-        if arrived and self.presence.changed() and self.presence_was_full:
+        if arrived and self.presence_needs_tables() and self.presence.changed():
             return  # everybody got a full table just now, the newcomer too
         conn.offer(self.table_frame(conn.seat, conn.lang))
+        if arrived and not self.presence_needs_tables():
+            self.presence.changed()  # the others get the presence marks (after its table)
         self.rearm()
 
     def detach(self, conn: Connection) -> None:
@@ -54,8 +57,7 @@ class RoomPublishing(RoomPresence):
         changes. In the lobby and after a game presence also changes buttons and lines (the
         host's Remove, who a rematch waits for), and during a game it may change who can be
         handed to a bot: then every connection gets its full table instead."""
-        self.presence_was_full = self.status != "playing" or self.handovers() != self.shown_handovers
-        if self.presence_was_full:
+        if self.presence_needs_tables():
             self.publish()
             return
         frames: dict[str, str] = {}
@@ -63,6 +65,11 @@ class RoomPublishing(RoomPresence):
             if conn.lang not in frames:
                 frames[conn.lang] = self.presence_frame(conn.lang)
             self.offer(conn, frames[conn.lang])
+
+    def presence_needs_tables(self) -> bool:
+        """Presence now changes more than the marks: a lobby or a finished game (the host's
+        Remove buttons, who a rematch waits for), or who can be handed to a bot."""
+        return self.status != "playing" or self.handovers() != self.shown_handovers
 
     def handovers(self) -> frozenset[int]:
         """The seats a "Let a bot play" button is offered for now."""
@@ -77,26 +84,32 @@ class RoomPublishing(RoomPresence):
         if not conn.offer(frame):
             self.connections.discard(conn)
 
-    def table_frame(self, seat: int | None, lang: str = "en") -> str:
-        html = self.manager.render_table(self, seat, lang)
+    def table_frame(self, seat: int | None, lang: str | None = None) -> str:
+        """`seat`'s table in `lang` (None: the language of the code that asks)."""
+        with use_language(lang or current_language()):
+            html = self.manager.render_table(self, seat)
         return json.dumps(
             {"kind": "table", "version": self.version, "content": html, "target": "#table", "swap": "outerHTML"}
         )
 
-    def presence_frame(self, lang: str = "en") -> str:
-        """The seats' presence marks as htmx partials; `version` is the table they belong to
-        (a page showing an older table has missed a push and asks for `sync`)."""
-        html = self.manager.render_presence(self, lang)
+    def presence_frame(self, lang: str | None = None) -> str:
+        """The seats' presence marks as htmx partials, in `lang`; `version` is the table they
+        belong to (a page showing an older table has missed a push and asks for `sync`)."""
+        with use_language(lang or current_language()):
+            html = self.manager.render_presence(self)
         return json.dumps({"kind": "presence", "version": self.version, "content": html, "swap": "none"})
 
-    def notice_frame(self, message: str, level: str = "error") -> str:
-        html = self.manager.render_notice(message, level)
+    def notice_frame(self, message: str, level: str = "error", lang: str | None = None) -> str:
+        """A notice (a `Text` is said in `lang`, the reader's language)."""
+        with use_language(lang or current_language()):
+            html = self.manager.render_notice(message, level)
+            said = say(message)
         return json.dumps(
-            {"kind": "notice", "level": level, "message": message, "version": self.version,
+            {"kind": "notice", "level": level, "message": said, "version": self.version,
              "content": html, "target": "#notice", "swap": "innerHTML"}
         )
 
     def tell(self, conn: Connection, message: str, level: str = "error", *, with_table: bool = True) -> None:
-        conn.offer(self.notice_frame(message, level))
+        conn.offer(self.notice_frame(message, level, conn.lang))
         if with_table:
             conn.offer(self.table_frame(conn.seat, conn.lang))

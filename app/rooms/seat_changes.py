@@ -11,8 +11,9 @@ from app.rooms.host import Event
 from app.rooms.seats import Refused, Seat
 from app.rooms.tokens import clean_code, hash_code, new_token, seat_secrets
 from app.rooms.turns import RoomTurns
+from app.rules.text import Text
 
-SEAT_MOVED = "Your seat moved to another device."
+SEAT_MOVED = Text("Your seat moved to another device.")
 
 
 class RoomSeatChanges(RoomTurns):
@@ -29,12 +30,12 @@ class RoomSeatChanges(RoomTurns):
         it, the old device only watches from now and is told so. Returns (seat, token)."""
         code = clean_code(code)
         if not code:
-            raise Refused("Please type the rejoin code shown on your other device.")
+            raise Refused(Text("Please type the rejoin code shown on your other device."))
 
         def fn() -> tuple[int, str]:
             seat = self.seat_for_code(code)
             if seat is None:
-                raise Refused("That rejoin code does not fit any seat at this table.")
+                raise Refused(Text("That rejoin code does not fit any seat at this table."))
             s = self.seats[seat]
             token = new_token()
             token_hash, code_hash = seat_secrets(token)
@@ -64,13 +65,13 @@ class RoomSeatChanges(RoomTurns):
 
         def fn() -> bool:
             if self.club_table:
-                raise Refused("This is a Gurka Night table: the night opens the next game itself.")
+                raise Refused(Text("This is a Gurka Night table: the night opens the next game itself."))
             if by is None or by not in self.seats or self.seats[by].is_bot:
-                raise Refused("Only the players at this table can start a rematch.")
+                raise Refused(Text("Only the players at this table can start a rematch."))
             if self.status != "over" or self.game is None:
-                raise Refused("The game is not over yet.")
+                raise Refused(Text("The game is not over yet."))
             if by in self.ready:
-                raise Refused("You said yes already: waiting for the others.")
+                raise Refused(Text("You said yes already: waiting for the others."))
             n = len(self.seats)
             lo, hi = self.limits()
             events: list[Event] = [(by, "ready", {"seat": by})]

@@ -12,7 +12,8 @@ BOT_NAMES = ("Bodil", "Egon", "Frida", "Gunnar", "Hulda", "Ivar", "Jonna", "Kall
 
 
 class Refused(Exception):
-    """A request the room turns down; the text goes back to the sender as is."""
+    """A request the room turns down; its text (a `Text`: said in the sender's language) goes back to
+    the sender."""
 
 
 @dataclass(frozen=True)

@@ -63,7 +63,6 @@ class RoomState:
         # small presence updates; the "Let a bot play" buttons shown by the last full push.
         self.presence = PresenceCoalescer(self.show_presence)
         self.shown_handovers: frozenset[int] = frozenset()
-        self.presence_was_full = False  # the last presence update was a full table to everybody
         # Timers (see `timers`): seconds a human may take per move (0: no turn timer), when the
         # current version was reached (the turn's start, stored as its event's time), each seat's
         # timeouts in a row, and the last "Time: …" note shown on the table.

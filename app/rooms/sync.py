@@ -27,6 +27,7 @@ from app.rooms import engine
 from app.rooms.pg_notify import Listener
 from app.rooms.room import LiveRoom, Seat
 from app.rooms.turns import told
+from app.rules.text import Text
 from app.store import rooms as store
 
 log = logging.getLogger("gurka.rooms.sync")
@@ -61,7 +62,7 @@ def _read_session(manager: ServedRooms) -> Session:
     """A session whose reads all see one snapshot (the row, the seats and the events agree)."""
     db = manager.db
     if db.dialect.name == "postgresql":
-        db = db.execution_options(isolation_level="REPEATABLE READ")
+        db = db.execution_options(isolation_level="REPEATABLE READ")  # not shown
     return Session(db, expire_on_commit=False)
 
 
@@ -115,8 +116,8 @@ def catch_up_locked(room: LiveRoom) -> bool:
                 timed_out = bool(payload.get("timeout"))
                 room.count_timeout(event.seat, timed_out)
                 if timed_out:  # the note another process showed with its timed-out move
-                    name = room.seats[event.seat].name if event.seat in room.seats else "a player"
-                    room.time_note = f"Time: a bot {told(payload['action'])} for {name}."
+                    name = room.seats[event.seat].name if event.seat in room.seats else Text("a player")
+                    room.time_note = Text("Time: a bot %(did)s for %(name)s.", did=told(payload["action"]), name=name)
             elif event.kind in ("takeover", "takeback") and isinstance(payload.get("seat"), int):
                 room.timeouts.pop(payload["seat"], None)
     except Exception:

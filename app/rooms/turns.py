@@ -13,6 +13,7 @@ from app.rooms.actions import RoomActions
 from app.rooms.host import Event
 from app.rooms.seats import Refused, Seat
 from app.rules.cards import pretty_cards
+from app.rules.text import Text
 
 TIMEOUTS_BEFORE_BOT = 2  # timeouts in a row after which a bot plays the seat until its player acts
 
@@ -62,10 +63,11 @@ class RoomTurns(RoomActions):
             self.count_timeout(s.seat, True)
             if seats is not None:
                 self.timeouts.pop(s.seat, None)
-            note = f"Time: a bot {told(applied)} for {s.name}."
             if seats is not None:
-                note += f" A bot plays for {s.name} until they act again."
-            self.time_note = note
+                self.time_note = Text("Time: a bot %(did)s for %(name)s. A bot plays for %(name)s until they "
+                                      "act again.", did=told(applied), name=s.name)
+            else:
+                self.time_note = Text("Time: a bot %(did)s for %(name)s.", did=told(applied), name=s.name)
             return applied
 
         result: str | None = await self._run(fn)
@@ -77,7 +79,7 @@ class RoomTurns(RoomActions):
 
         def fn() -> bool:
             if by is not None and by not in self.seats:
-                raise Refused("Only the players at this table can deal on.")
+                raise Refused(Text("Only the players at this table can deal on."))
             due = self.deal_due()
             if due is None or (seen is not None and seen != self.version):
                 return False
@@ -127,10 +129,12 @@ def told(action: str) -> str:
     """What everybody may hear about a timed-out move (swapped cards stay secret)."""
     words = action.split()
     if words[0] == "play":
-        return f"played {pretty_cards(words[1:])}"
+        return Text("played %(cards)s", cards=pretty_cards(words[1:]))
     if words[0] == "exchange":
         n = len(words) - 1
-        return f"swapped {n} card{'s' if n != 1 else ''}" if n else "kept the hand"
+        if not n:
+            return Text("kept the hand")
+        return Text("swapped %(n)s card", n=n) if n == 1 else Text("swapped %(n)s cards", n=n)
     if words[0] == "pass":
-        return "kept the hand"
-    return f"chose {words[0]}"
+        return Text("kept the hand")
+    return Text("chose %(word)s", word=words[0])

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from app.rules.cards import normalize_card
+from app.rules.text import Text
 
 KINDS = ("play", "exchange", "free", "double", "redouble", "pass")
 CARD_KINDS = ("play", "exchange")
@@ -44,11 +45,11 @@ def parse_action(notation: str) -> Action:
     """
     words = notation.split()
     if not words:
-        raise IllegalAction("Empty action: use play, exchange, free, double, redouble or pass")
+        raise IllegalAction(Text("Empty action: use play, exchange, free, double, redouble or pass"))
     kind = words[0].lower()
     if kind not in KINDS:
         raise IllegalAction(
-            f"Unknown action {words[0]!r}: use play, exchange, free, double, redouble or pass"
+            Text("Unknown action %(word)s: use play, exchange, free, double, redouble or pass", word=repr(words[0]))
         )
     cards = tuple(normalize_card(w) for w in words[1:])
     if cards and kind not in CARD_KINDS:

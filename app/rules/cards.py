@@ -14,6 +14,8 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import Protocol
 
+from app.rules.text import Text
+
 
 class Ruleset(Protocol):
     """The switches of a `app.rules.ruleset.Ruleset` that decide its cards (read here, so that
@@ -78,7 +80,7 @@ def is_card_text(text: str, jokers: int = 2) -> bool:
 def pretty(text: str) -> str:
     """Human form: ``8H`` -> ``8♥``, ``TS`` -> ``10♠``, jokers -> ``Joker``."""
     if is_joker(text):
-        return "Joker"
+        return Text("Joker")
     return RANK_WORD.get(text[0], text[0]) + SUIT_SYMBOL.get(text[1], text[1])
 
 

@@ -14,6 +14,7 @@ from app.rules.actions import Action, IllegalAction, parse_action
 from app.rules.cards import PICTURE_RANKS, card_table, is_joker, normalize_card, pretty
 from app.rules.ruleset import Ruleset, make_ruleset, validate_ruleset
 from app.rules.scoring import DealResult
+from app.rules.text import Text
 from app.rules.tricks import Trick
 
 KEEP = Action("exchange")
@@ -22,9 +23,10 @@ RASSI_ROUNDS = (("rassi_free", "free"), ("rassi_double", "double"),
                 ("rassi_redouble", "redouble"))
 RASSI_ACTION = {"free": Action("free"), "double": Action("double"),
                 "redouble": Action("redouble")}
-RASSI_WORDS = {"free": "free cards (exchange all your cards)",
-               "double": "double (exchange all your cards, losing scores ×2)",
-               "redouble": "redouble (exchange all your cards again, losing scores ×4)"}
+RASSI_WORDS = {"free": Text("Now is the free round: free cards (exchange all your cards) or pass"),
+               "double": Text("Now is the double round: double (exchange all your cards, losing scores ×2) or pass"),
+               "redouble": Text("Now is the redouble round: redouble (exchange all your cards again, "
+                                "losing scores ×4) or pass")}
 
 
 class Game:
@@ -104,9 +106,9 @@ class Game:
         system's randomness when the game has no seed, or the explicit hands and stock given
         (hands by seat, ``stock[0]`` drawn first)."""
         if self.over:
-            raise IllegalAction("The game is over")
+            raise IllegalAction(Text("The game is over"))
         if self.phase != "waiting":
-            raise IllegalAction("A deal is in progress: finish it before dealing again")
+            raise IllegalAction(Text("A deal is in progress: finish it before dealing again"))
         if hands is None:
             if stock is not None:
                 raise ValueError("stock: give the hands too when giving the stock")
@@ -392,7 +394,7 @@ class Game:
         if chosen is None:
             found, message = self._resolve(action, seat)
             if found is None:
-                raise IllegalAction(message or "That action is not allowed")
+                raise IllegalAction(message or Text("That action is not allowed"))
             chosen = found
         actor = self.to_act
         assert actor is not None
@@ -411,19 +413,19 @@ class Game:
                  seat: int | None) -> tuple[Action | None, str | None]:
         """Find the legal action meant, or say why there is none."""
         if self.over:
-            return None, "The game is over"
+            return None, Text("The game is over")
         if self.phase == "waiting" or self.to_act is None:
-            return None, "No deal in progress: deal first"
+            return None, Text("No deal in progress: deal first")
         if seat is not None and seat != self.to_act:
-            return None, f"It is not your turn: waiting for seat {self.to_act}"
+            return None, Text("It is not your turn: waiting for seat %(seat)s", seat=self.to_act)
         try:
             parsed = parse_action(action) if isinstance(action, str) else action
         except IllegalAction as exc:
-            return None, str(exc)
+            return None, exc.args[0] if exc.args and isinstance(exc.args[0], Text) else str(exc)
         for card in parsed.cards:
             if card not in self._table.valid:
-                return None, (f"{card!r} is not a card of this game (rank 2-9 T J Q K A + "
-                              f"suit C D H S, jokers X1 X2)")
+                return None, Text("%(card)s is not a card of this game (rank 2-9 T J Q K A + "
+                                  "suit C D H S, jokers X1 X2)", card=repr(card))
         canonical = Action(parsed.kind, tuple(self._table.sort(parsed.cards)))
         if self._legal is None:
             self._legal = self._compute_legal()
@@ -441,12 +443,12 @@ class Game:
         phase = self.phase
         if phase == "play":
             if action.kind != "play":
-                return "Now is the play: play a card (play C)"
+                return Text("Now is the play: play a card (play C)")
             if not action.cards:
-                return "Say which card to play (play C)"
+                return Text("Say which card to play (play C)")
             missing = tricks.missing_card(action.cards, hand)
             if missing is not None:
-                return f"You don't hold {pretty(missing)}"
+                return Text("You don't hold %(card)s", card=pretty(missing))
             trick = self.trick
             assert trick is not None
             if trick.pos == 0:
@@ -454,18 +456,20 @@ class Game:
             return tricks.explain_follow(action.cards, hand, trick, self._table, self.ruleset)
         if phase == "exchange":
             if action.kind != "exchange":
-                return "Now is the exchange: exchange some cards, or keep your hand (exchange)"
+                return Text("Now is the exchange: exchange some cards, or keep your hand (exchange)")
             missing = tricks.missing_card(action.cards, hand)
             if missing is not None:
-                return f"You don't hold {pretty(missing)}"
+                return Text("You don't hold %(card)s", card=pretty(missing))
             limit = self.exchange_limit or 0
             if self.exchanges and self._prev_exchange == limit:
-                reason = f"the player before you exchanged {self._prev_exchange}"
+                reason = Text("the player before you exchanged %(n)s", n=self._prev_exchange)
+            elif len(self.stock) == 1:
+                reason = Text("the stock has %(n)s card", n=len(self.stock))
             else:
-                reason = f"the stock has {len(self.stock)} card{'s' if len(self.stock) != 1 else ''}"
-            return f"You may exchange at most {limit} cards: {reason}"
+                reason = Text("the stock has %(n)s cards", n=len(self.stock))
+            return Text("You may exchange at most %(limit)s cards: %(reason)s", limit=limit, reason=reason)
         kind = RASSI_ROUNDS[self._rassi_round][1]
-        return f"Now is the {kind} round: {RASSI_WORDS[kind]} or pass"
+        return RASSI_WORDS[kind]
 
     # ------------------------------------------------------------------ views, JSON
 

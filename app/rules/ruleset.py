@@ -8,6 +8,7 @@ from functools import lru_cache
 from typing import Any, Literal
 
 from app.rules.cards import build_deck, is_card_text
+from app.rules.text import Text
 
 LeadKind = Literal["single", "multi", "sets"]
 DealEnd = Literal["final_trick", "show"]
@@ -135,24 +136,24 @@ PRESETS: dict[str, Ruleset] = {
 }
 
 OPTION_HELP: dict[str, str] = {
-    "target": "Penalty points at which a player is out (or the game ends).",
-    "hand_sizes": "Cards dealt per deal; a schedule repeats (gurka-is: 10, 9 … 1).",
-    "deal_schedule": ("gurka-is variant: cycle deals the hand sizes in order, again and again; "
-                      "zigzag deals 6, 5 … 1, up to 5, down to 1, up to 4 … and over again."),
-    "exchange": "Exchange cards with the stock before play (§5).",
-    "rassi": "Rassi free cards, double and redouble before play (§6).",
-    "soft_discard": ("The player right after someone who discarded their lowest card may, "
-                     "when they cannot beat, play any card above that discard (§4.4)."),
-    "black_sevens": "gurka-is variant: 7♠ and 7♣ are the highest cards (7♠ < 7♣, 21 points each).",
-    "decks": "Play with two decks (vidivellir: 14 cards each, up to 7 players).",
-    "play_on": "vidivellir: play on after the first player is out until one is left.",
-    "next_dealer": "Who deals next: the seat to the left, or the deal's loser.",
-    "must_beat": "A player who can beat the trick must beat it.",
-    "beat_equal": "An equal card beats the trick (otherwise only a higher card does).",
-    "eight_led_lowest": "gurka-night: when an 8 is led, everyone plays their lowest card.",
-    "out_at": "Out when points reach the target (reach) or go over it (exceed).",
-    "exact_clear": "A pile worth exactly the target is thrown away (score back to 0).",
-    "game_end": "The game ends with one player left, at the first player out, or at the target.",
+    "target": Text("Penalty points at which a player is out (or the game ends)."),
+    "hand_sizes": Text("Cards dealt per deal; a schedule repeats (gurka-is: 10, 9 … 1)."),
+    "deal_schedule": Text("gurka-is variant: cycle deals the hand sizes in order, again and again; "
+                          "zigzag deals 6, 5 … 1, up to 5, down to 1, up to 4 … and over again."),
+    "exchange": Text("Exchange cards with the stock before play (§5)."),
+    "rassi": Text("Rassi free cards, double and redouble before play (§6)."),
+    "soft_discard": Text("The player right after someone who discarded their lowest card may, "
+                         "when they cannot beat, play any card above that discard (§4.4)."),
+    "black_sevens": Text("gurka-is variant: 7♠ and 7♣ are the highest cards (7♠ < 7♣, 21 points each)."),
+    "decks": Text("Play with two decks (vidivellir: 14 cards each, up to 7 players)."),
+    "play_on": Text("vidivellir: play on after the first player is out until one is left."),
+    "next_dealer": Text("Who deals next: the seat to the left, or the deal's loser."),
+    "must_beat": Text("A player who can beat the trick must beat it."),
+    "beat_equal": Text("An equal card beats the trick (otherwise only a higher card does)."),
+    "eight_led_lowest": Text("gurka-night: when an 8 is led, everyone plays their lowest card."),
+    "out_at": Text("Out when points reach the target (reach) or go over it (exceed)."),
+    "exact_clear": Text("A pile worth exactly the target is thrown away (score back to 0)."),
+    "game_end": Text("The game ends with one player left, at the first player out, or at the target."),
 }
 
 # Options that only make sense for some presets (RULES.md §3: variants of one game); every

@@ -90,9 +90,9 @@ class Summary:
                 f"preset {self.preset}, {self.players} players, "
                 f"line-up {','.join(self.lineup)} (rotated one seat per game)"
             ),
-            f"games played: {self.games}",
-            f"average deals per game: {self.deals / max(1, self.games):.2f}",
-            "wins per seat: "
+            f"games played: {self.games}",  # not shown
+            f"average deals per game: {self.deals / max(1, self.games):.2f}",  # not shown
+            "wins per seat: "  # not shown
             + ", ".join(
                 f"seat {s}: {w}" for s, w in enumerate(self.seat_wins or [0] * self.players)
             ),
@@ -115,7 +115,7 @@ class Summary:
             split = self.split_win_rate("heuristic")
             lines.append(
                 f"heuristic vs random: win rate {rate:.3f} vs fair share {fair:.3f} "
-                f"({rate / fair:.2f}x); ties for best split: {split:.3f}"
+                f"({rate / fair:.2f}x); ties for best split: {split:.3f}"  # not shown
             )
         if self.seconds:
             lines.append(f"time: {self.seconds:.1f} s ({self.deals / self.seconds:.0f} deals/s)")

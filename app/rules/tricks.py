@@ -14,8 +14,9 @@ from itertools import combinations
 from app.rules.actions import Action
 from app.rules.cards import CardTable, pretty, pretty_cards
 from app.rules.ruleset import Ruleset
+from app.rules.text import Text
 
-SET_NAME = {1: "single card", 2: "pair", 3: "triple", 4: "quad"}
+SET_NAME = {1: Text("single card"), 2: Text("pair"), 3: Text("triple"), 4: Text("quad")}
 MAX_SET = 4
 
 _PLAY_ONE: dict[str, Action] = {}
@@ -276,26 +277,25 @@ def missing_card(cards: Iterable[str], hand: list[str]) -> str | None:
 def explain_lead(cards: tuple[str, ...], hand: list[str], trick: Trick, table: CardTable,
                  r: Ruleset) -> str:
     if trick.final or len(hand) == 1:
-        return f"This is your last card: play {pretty(hand[0])}"
+        return Text("This is your last card: play %(card)s", card=pretty(hand[0]))
     if len(cards) > 1:
         if r.lead == "single":
-            return "Lead one card"
+            return Text("Lead one card")
         if r.lead == "sets" and len(cards) > MAX_SET:
-            return "Lead a single card, a pair, a triple or a quad"
+            return Text("Lead a single card, a pair, a triple or a quad")
         if set_height(cards, table) is None:
             if r.lead == "sets" and table.top_pair is not None:
                 a, b = table.top_pair
-                return (f"Cards led together must be of one rank "
-                        f"({pretty(a)} {pretty(b)} also count as a pair)")
-            return "Cards led together must be of one rank"
+                return Text("Cards led together must be of one rank (%(a)s %(b)s also count as a pair)",
+                            a=pretty(a), b=pretty(b))
+            return Text("Cards led together must be of one rank")
         if len(cards) >= len(hand):
-            return (f"Keep one card for the end of the deal: lead at most "
-                    f"{len(hand) - 1} cards")
-    return "That lead is not allowed"
+            return Text("Keep one card for the end of the deal: lead at most %(n)s cards", n=len(hand) - 1)
+    return Text("That lead is not allowed")
 
 
 def _set_name(k: int) -> str:
-    return SET_NAME.get(k, f"set of {k}")
+    return SET_NAME.get(k, Text("set of %(n)s", n=k))
 
 
 def explain_follow(cards: tuple[str, ...], hand: list[str], trick: Trick, table: CardTable,
@@ -304,38 +304,40 @@ def explain_follow(cards: tuple[str, ...], hand: list[str], trick: Trick, table:
     height = table.final_height if trick.final else table.height
     target = pretty_cards(trick.high_cards)
     if trick.final:
-        return f"This is your last card: play {pretty(hand[0])}"
+        return Text("This is your last card: play %(card)s", card=pretty(hand[0]))
     if len(cards) != k:
         if k == 1:
-            return "Play one card: the trick is followed with one card"
+            return Text("Play one card: the trick is followed with one card")
         name = _set_name(k)
-        return (f"A {name} can only be killed by a {name}: play {k} cards "
-                f"(kill, lay on {k} higher cards, or discard your {k} lowest)")
+        return Text("A %(name)s can only be killed by a %(name)s: play %(k)s cards "
+                    "(kill, lay on %(k)s higher cards, or discard your %(k)s lowest)", name=name, k=k)
     if k == 1:
         low = [c for c in hand if height[c] == height[hand[0]]]
         lowest = pretty(low[0])
         if trick.lead8:
-            return f"An 8 was led: everyone plays their lowest card ({lowest})"
+            return Text("An 8 was led: everyone plays their lowest card (%(card)s)", card=lowest)
         threshold = trick.high if r.beat_equal else trick.high + 1
         can_beat = height[hand[-1]] >= threshold
         if r.must_beat and can_beat:
-            return f"You must beat {target} when you can"
+            return Text("You must beat %(target)s when you can", target=target)
         if soft_discard_above(hand, trick, height, r) != 99:
             discarded = pretty(trick.plays[-1][1][0])
-            return (f"You cannot beat {target}: play your lowest card ({lowest}) or a card "
-                    f"higher than the {discarded} just discarded")
+            return Text("You cannot beat %(target)s: play your lowest card (%(card)s) or a card "
+                        "higher than the %(discarded)s just discarded", target=target, card=lowest,
+                        discarded=discarded)
         if r.must_beat or not can_beat:  # never "must beat" what no card in the hand beats
-            return f"You cannot beat {target}: play your lowest card ({lowest})"
-        return f"You must beat {target} or play your lowest card ({lowest})"
+            return Text("You cannot beat %(target)s: play your lowest card (%(card)s)", target=target, card=lowest)
+        return Text("You must beat %(target)s or play your lowest card (%(card)s)", target=target, card=lowest)
     name = _set_name(k)
     lowest_cards = pretty_cards(lowest_combos(hand, k, height)[0])
     if trick.lead8:
-        return f"An 8 was led: everyone plays their lowest cards ({lowest_cards})"
+        return Text("An 8 was led: everyone plays their lowest cards (%(cards)s)", cards=lowest_cards)
     sh = set_height(cards, table)
     if r.must_beat:
-        return f"You must kill the {name} ({target}) when you can"
+        return Text("You must kill the %(name)s (%(target)s) when you can", name=name, target=target)
     if sh is not None:
-        return (f"Your {name} is too low to kill {target}: kill with a higher {name}, lay on "
-                f"{k} higher cards, or discard your {k} lowest ({lowest_cards})")
-    return (f"Kill {target} with a {name}, lay on {k} cards each higher than it, or discard "
-            f"your {k} lowest cards ({lowest_cards})")
+        return Text("Your %(name)s is too low to kill %(target)s: kill with a higher %(name)s, lay on "
+                    "%(k)s higher cards, or discard your %(k)s lowest (%(cards)s)", name=name,
+                    target=target, k=k, cards=lowest_cards)
+    return Text("Kill %(target)s with a %(name)s, lay on %(k)s cards each higher than it, or discard "
+                "your %(k)s lowest cards (%(cards)s)", target=target, name=name, k=k, cards=lowest_cards)

@@ -21,6 +21,8 @@ from app.web.club import table_flow as club_flow
 from app.web.club.router import router as club_router
 from app.web.shared import errors
 from app.web.shared.headers import SecurityHeaders
+from app.web.shared.language import ReaderLanguage
+from app.web.shared.language import router as language_router
 from app.web.state import manager_of, templates_of
 from app.web.table import pages, rejoin, replay, websocket
 
@@ -31,6 +33,8 @@ def install(app: FastAPI) -> None:
     errors.install(app)
     allowed = list(getattr(app.state.settings, "allowed_origins", []) or [])
     app.add_middleware(SecurityHeaders, allowed_origins=allowed)
+    app.add_middleware(ReaderLanguage)
+    app.include_router(language_router)
     app.include_router(pages.router)
     app.include_router(rejoin.router)
     app.add_exception_handler(pages.NoSuchRoom, pages.no_such_room)

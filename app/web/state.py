@@ -15,6 +15,8 @@ from fastapi.templating import Jinja2Templates
 from markupsafe import Markup
 from starlette.requests import HTTPConnection
 
+from app.i18n import current_language
+from app.i18n.jinja import install as install_languages
 from app.rooms import LiveRoom, RoomManager
 from app.web.table import talk
 from app.web.table.presence_marks import render_presence
@@ -30,6 +32,7 @@ def templates_of(app: FastAPI) -> Jinja2Templates:
         templates = Jinja2Templates(directory=str(TEMPLATES_DIR))
         app.state.templates = templates
     if not templates.env.globals.get("_gurka_ready"):
+        install_languages(templates.env)
         setup_templates(templates)
         templates.env.globals["_gurka_ready"] = True
     return templates
@@ -43,14 +46,14 @@ def shared_parts_of(app: FastAPI) -> SharedPartsCache:
     return cache
 
 
-def seat_table_context(app: FastAPI, room: LiveRoom, seat: int | None, lang: str = "en") -> dict[str, Any]:
-    """All the table block of room.html needs for one seat: its own context, the shared parts
-    (rendered once for all seats), its status line and the panels other areas add."""
+def seat_table_context(app: FastAPI, room: LiveRoom, seat: int | None) -> dict[str, Any]:
+    """All the table block of room.html needs for one seat, in the current language: its own
+    context, the shared parts (rendered once for all seats), its status line and the panels
+    other areas add."""
     ctx = table_context(room, seat)
     ctx["status_text"] = status_line(ctx)
-    ctx["shared"] = shared_parts_of(app).get(room, lang)
+    ctx["shared"] = shared_parts_of(app).get(room, current_language())
     ctx["extra_panels"] = extra_panels(app, room, seat)
-    ctx["lang"] = lang
     return ctx
 
 
@@ -77,8 +80,8 @@ def manager_of(app: FastAPI) -> RoomManager:
         settings = app.state.settings
         templates = templates_of(app)
 
-        def render_table(room: LiveRoom, seat: int | None, lang: str = "en") -> str:
-            return render_block(templates, "table/room.html", "table", seat_table_context(app, room, seat, lang))
+        def render_table(room: LiveRoom, seat: int | None) -> str:
+            return render_block(templates, "table/room.html", "table", seat_table_context(app, room, seat))
 
         def render_notice(message: str, level: str) -> str:
             return render_block(templates, "table/room.html", "notice", {"message": message, "level": level})
@@ -91,7 +94,7 @@ def manager_of(app: FastAPI) -> RoomManager:
             clock=getattr(app.state, "clock", None),
             render_table=render_table,
             render_notice=render_notice,
-            render_presence=lambda room, lang: render_presence(templates, room, lang),
+            render_presence=lambda room: render_presence(templates, room),
             render_chat=lambda room, lines: talk.render_lines(templates, lines),
             render_chat_form=lambda room, seat: talk.render_form(templates, room, seat),
             render_reaction=talk.render_reaction,

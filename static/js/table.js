@@ -24,6 +24,11 @@
   }
 
   function plural(n, word) { return n + " " + word + (n === 1 ? "" : "s"); }
+  // The page's own words, in its reader's language (the server renders them into data-*).
+  function labelFor(button, n, fallback) {
+    try { var all = JSON.parse(button.dataset.labels || "[]"); if (all[n]) return all[n]; } catch (e) { /* fallback */ }
+    return fallback;
+  }
 
   function updateSelection(hand) {
     var table = hand.closest("#table");
@@ -41,14 +46,14 @@
         var parts = a.split(" ");
         return parts[0] === "play" && parts.slice(1).sort().join(" ") === want;
       });
-      button.textContent = cards.length ? "Play " + plural(cards.length, "card") : "Play";
-      if (line && cards.length && !ok) line.textContent = "These cards cannot be played together now.";
+      button.textContent = labelFor(button, cards.length, cards.length ? "Play " + plural(cards.length, "card") : "Play");
+      if (line && cards.length && !ok) line.textContent = line.dataset.notTogether || "These cards cannot be played together now.";
       else if (line && ok) line.textContent = "";
     } else if (mode === "exchange") {
       var max = parseInt(hand.dataset.max || "99", 10);
       ok = cards.length > 0 && cards.length <= max;
-      button.textContent = cards.length ? "Exchange " + plural(cards.length, "card") : "Exchange";
-      if (line) line.textContent = cards.length > max ? "You may exchange at most " + max + "." : "";
+      button.textContent = labelFor(button, cards.length, cards.length ? "Exchange " + plural(cards.length, "card") : "Exchange");
+      if (line) line.textContent = cards.length > max ? (line.dataset.tooMany || "You may exchange at most " + max + ".") : "";
     }
     button.disabled = !ok;
   }
@@ -58,7 +63,8 @@
     if (copy) {
       var input = document.querySelector(copy.dataset.copy);
       var text = input ? input.value : location.href;
-      var done = function () { copy.textContent = "Copied!"; setTimeout(function () { copy.textContent = "Copy link"; }, 1800); };
+      var label = copy.dataset.label || (copy.dataset.label = copy.textContent);
+      var done = function () { copy.textContent = copy.dataset.copied || "Copied!"; setTimeout(function () { copy.textContent = label; }, 1800); };
       var fallback = function () { if (input) { input.select(); document.execCommand("copy"); } done(); };
       if (navigator.clipboard && navigator.clipboard.writeText) navigator.clipboard.writeText(text).then(done, fallback);
       else fallback();

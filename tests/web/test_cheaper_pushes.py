@@ -35,7 +35,7 @@ def test_the_shared_parts_show_no_hand_and_no_stock_card(web: TestClient) -> Non
     for _ in range(60):
         if room.game.over:
             break
-        parts = cache.get(room)
+        parts = cache.get(room, "en")
         html = parts.html()
         hidden = hidden_cards(room, None)  # every hand and the stock, less what is public
         assert hidden, "a game in play has hands and a stock to hide"
@@ -71,7 +71,7 @@ def test_a_seat_coming_and_going_sends_the_others_only_the_presence_marks(slow_t
         update = p.recv()
         assert update["kind"] == "presence", update
         assert update["version"] == version
-        assert 'id="dot-2" title="away"' in update["content"] and 'id="dot-0" title="online"' in update["content"]
+        assert 'class="dot off" id="dot-2"' in update["content"] and 'class="dot on" id="dot-0"' in update["content"]
         assert "<section" not in update["content"] and "data-hand" not in update["content"]
         assert len(update["content"]) < 1200  # a whole table is several KB
     back = Player(slow_takeover, room.slug, players[2].token).connect()
@@ -79,7 +79,7 @@ def test_a_seat_coming_and_going_sends_the_others_only_the_presence_marks(slow_t
     assert "data-hand" in back.table["content"]
     for p in (players[0], players[1], spectator):
         update = p.recv()
-        assert update["kind"] == "presence" and 'id="dot-2" title="online"' in update["content"]
+        assert update["kind"] == "presence" and 'class="dot on" id="dot-2"' in update["content"]
     back.close()
 
 
@@ -93,7 +93,7 @@ def test_a_page_that_missed_pushes_converges_on_the_next_one_and_on_sync(web: Te
     del bo.frames[missed:]  # Bo's page lost that push (as if its swap never happened)
     assert bo.version < room.version
     play_one(players, room, rng)  # the next push is the whole table at the new version
-    fresh = room.manager.render_table(room, 1, "en")
+    fresh = room.manager.render_table(room, 1)
     assert bo.version == room.version and bo.table["content"] == fresh
     # a page that shows an old version (a presence frame told it so) asks for sync: the whole table
     bo.send(do="sync", v=bo.version - 2)

@@ -133,9 +133,9 @@ def test_spectators_coming_and_going_push_nothing_to_the_players(web: TestClient
     rendered: list[int | None] = []
     real = room.manager.render_table
 
-    def counting(r, seat, *rest):  # type: ignore[no-untyped-def]
+    def counting(r, seat):  # type: ignore[no-untyped-def]
         rendered.append(seat)
-        return real(r, seat, *rest)
+        return real(r, seat)
 
     room.manager.render_table = counting
     try:

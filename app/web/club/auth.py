@@ -30,6 +30,7 @@ from fastapi import HTTPException, Request
 from starlette.datastructures import FormData
 from starlette.responses import Response
 
+from app.i18n import _
 from app.store import club as store
 from app.store.db import session_scope
 
@@ -169,8 +170,8 @@ async def check_csrf(request: Request) -> FormData:
     if not isinstance(sent, str) or data is None or not hmac.compare_digest(sent, data["c"]):
         raise HTTPException(
             status_code=403,
-            detail="This form has expired or did not come from this site. "
-            "Reload the page and try again.",
+            detail=_("This form has expired or did not come from this site. "
+                     "Reload the page and try again."),
         )
     viewer(request)
     return form

@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse, Response
 
+from app.i18n import _
 from app.parsing import strict_int
 from app.store import club as store
 from app.store.db import session_scope
@@ -53,11 +54,11 @@ async def add_debt(request: Request) -> Response:
     with session_scope(db_engine(request)) as session:
         member = next((m for m in store.list_members(session) if str(m.id) == typed["member"]), None)
         if member is None:
-            errors.append("Choose who owes the crate.")
+            errors.append(_("Choose who owes the crate."))
         if not reason:
-            errors.append("Write why: which date was broken.")
+            errors.append(_("Write why: which date was broken."))
         if not 1 <= crates <= 10:
-            errors.append("A debt is 1 to 10 crates.")
+            errors.append(_("A debt is 1 to 10 crates."))
         night_id = strict_int(typed["night"], lo=1)
         if night_id is not None and store.get_night(session, night_id=night_id) is None:
             night_id = None
@@ -77,7 +78,7 @@ async def settle_debt(request: Request, debt_id: int) -> Response:
         try:
             store.settle_debt(session, debt_id=debt_id)
         except LookupError as exc:
-            raise HTTPException(status_code=404, detail="No such debt") from exc
+            raise HTTPException(status_code=404, detail=_("No such debt")) from exc
     return redirect("/club/beer", request)
 
 
@@ -89,13 +90,13 @@ async def waive_debt(request: Request, debt_id: int) -> Response:
     reason = " ".join(str(form.get("waive_reason") or "").split())[:200]
     errors: list[str] = []
     if not reason:
-        errors.append("Write why the crate is waived.")
+        errors.append(_("Write why the crate is waived."))
     else:
         with session_scope(db_engine(request)) as session:
             try:
                 store.waive_debt(session, debt_id=debt_id, by=who.name or "", reason=reason)
             except LookupError as exc:
-                raise HTTPException(status_code=404, detail="No such debt") from exc
+                raise HTTPException(status_code=404, detail=_("No such debt")) from exc
             except ValueError as exc:
                 errors.append(str(exc))
     if errors:

@@ -3,23 +3,26 @@ the elder check, and small parsers and formatters for names and dates."""
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, datetime
+from decimal import Decimal
 from typing import Any
 from urllib.parse import quote
 
+from babel.numbers import format_decimal
 from fastapi import HTTPException, Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy import Engine
 from sqlmodel import Session
 
 from app.club import Night
+from app.i18n import _, current_language
+from app.i18n.jinja import day, moment
 from app.names import display_name, name_key
 from app.store import club as store
 from app.web.club import auth, identity
 from app.web.club import night_data as cn
 
 NAME_MAX = 40
-WEEKDAYS = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
 
 
 def db_engine(request: Request) -> Engine:
@@ -32,7 +35,7 @@ def render(
 ) -> Response:
     who = auth.viewer(request)
     ctx = {"viewer": who, "csrf": who.csrf, "tables": cn.TABLE_TITLE, "me": identity.remembered(request),
-           **(context or {})}
+           **FORMATS, **(context or {})}
     response = request.app.state.templates.TemplateResponse(request, name, ctx, status_code=status)
     return auth.finish(request, response)
 
@@ -41,7 +44,7 @@ def render_string(request: Request, name: str, context: dict[str, Any]) -> str:
     """A template as text, with what every club page gets (viewer, CSRF token, table titles)."""
     who = auth.viewer(request)
     ctx = {"request": request, "viewer": who, "csrf": who.csrf, "tables": cn.TABLE_TITLE,
-           "me": identity.remembered(request), **context}
+           "me": identity.remembered(request), **FORMATS, **context}
     return str(request.app.state.templates.env.get_template(name).render(ctx))
 
 
@@ -71,24 +74,52 @@ def parse_date(raw: str | None) -> date | None:
         return None
 
 
+def upper_first(text: str) -> str:
+    """A sentence that starts with a capital letter (the rest as it is)."""
+    return text[:1].upper() + text[1:]
+
+
 def nice_date(d: date | None) -> str:
-    return f"{WEEKDAYS[d.weekday()]} {d.day} {d.strftime('%b %Y')}" if d else ""
+    """A night's date with its weekday, in the reader's language ("Mon 3 Mar 2025")."""
+    # Translators: a date pattern (Unicode CLDR): EEE weekday, d day, MMM month, y year.
+    return day(d, _("EEE d MMM y")) if d else ""
+
+
+def nice_day(at: datetime) -> str:
+    """The day something happened ("03 Mar 2025")."""
+    # Translators: a date pattern (Unicode CLDR): dd day, MMM month, y year.
+    return day(at, _("dd MMM y"))
+
+
+def nice_moment(at: datetime) -> str:
+    """When something happened, to the minute ("03 Mar 2025 14:05")."""
+    # Translators: a date and time pattern (Unicode CLDR): dd day, MMM month, y year, HH:mm time.
+    return moment(at, _("dd MMM y HH:mm"))
+
+
+def nice_average(value: float) -> str:
+    """An average with two decimals, in the reader's way of writing numbers ("2.50", "2,50")."""
+    return format_decimal(Decimal(f"{value:.2f}"), format="0.00", locale=current_language())
+
+
+# What every club template can call to show dates and numbers in the reader's language.
+FORMATS = {"nice_date": nice_date, "nice_day": nice_day, "nice_moment": nice_moment, "nice_average": nice_average}
 
 
 def night_or_404(session: Session, night_id: int) -> tuple[store.Night, list[store.NightResult], Night]:
     loaded = cn.load(session, night_id=night_id)
     if loaded is None:
-        raise HTTPException(status_code=404, detail="No such night")
+        raise HTTPException(status_code=404, detail=_("No such night"))
     return loaded
 
 
 def name_error(session: Session, name: str, *, member_id: int | None = None) -> str | None:
     if not name:
-        return "Write the member's name."
+        return _("Write the member's name.")
     if "/" in name:
-        return "A name cannot contain “/”."
+        return _("A name cannot contain “/”.")
     key = name_key(name)
     existing = next((m for m in store.list_members(session) if name_key(m.name) == key), None)
     if existing is not None and existing.id != member_id:
-        return f"There is already a member called {existing.name}."
+        return _("There is already a member called %(name)s.", name=existing.name)
     return None

@@ -10,6 +10,8 @@ from fastapi.responses import HTMLResponse, Response
 
 from app.club import CorrectionError, Night, RoundResult
 from app.club.constants import Stage
+from app.club.night_records import reason_of
+from app.i18n import _
 from app.store import club as store
 from app.store.db import session_scope
 from app.web.club import auth
@@ -27,7 +29,7 @@ def _correctable(
     """The recorded (non-playoff) result `result_id` and its table's chairs, else 404."""
     target = next((r for r in results if r.id == result_id), None)
     if target is None or target.phase == "playoff":
-        raise HTTPException(status_code=404, detail="No such result")
+        raise HTTPException(status_code=404, detail=_("No such result"))
     stage = cast(Stage, target.phase)  # not a playoff (refused above): base or finals
     rnd = next(r for r in night.history(stage) if r.number == target.round)
     return target, list(rnd.seating[target.table])
@@ -77,9 +79,9 @@ async def correct_submit(request: Request, night_id: int, result_id: int) -> Res
         result, errors, typed = parse_result(form, chairs)
         typed["reason"] = reason
         if not reason:
-            errors.append("Write the reason for the correction: it stays on the record.")
+            errors.append(_("Write the reason for the correction: it stays on the record."))
         if result is not None and result.to_dict() == RoundResult.from_dict(target.result).to_dict():
-            errors.append("Nothing changed: this is the result already recorded.")
+            errors.append(_("Nothing changed: this is the result already recorded."))
         if not errors and result is not None:
             try:
                 night.correct(
@@ -87,11 +89,11 @@ async def correct_submit(request: Request, night_id: int, result_id: int) -> Res
                     reason=reason, drop_later=drop_later,
                 )
             except CorrectionError as exc:
-                errors.append(f"{exc}. Tick the box below to discard the later results that no longer fit"
-                              " and record them again.")
+                errors.append(_("%(error)s. Tick the box below to discard the later results that no longer fit"
+                                " and record them again.", error=reason_of(exc)))
                 offer_drop = True
             except ValueError as exc:
-                errors.append(str(exc))
+                errors.append(reason_of(exc))
             else:
                 store.correct_result(session, result_id=result_id, after=result.to_dict(),
                                      who=who.name or "", reason=reason)

@@ -10,11 +10,13 @@ from sqlmodel import Session
 
 from app.club import DatePoll
 from app.club.dates import LATE_ANSWER
+from app.club.night_records import reason_of
+from app.i18n import _, say
 from app.store import club as store
 from app.store.db import session_scope
 from app.web.club import auth
 from app.web.club import night_data as cn
-from app.web.club.common import db_engine, nice_date, parse_date, redirect
+from app.web.club.common import db_engine, nice_date, parse_date, redirect, upper_first
 from app.web.club.nights import night_page_response
 
 router = APIRouter(prefix="/club", tags=["club"])
@@ -27,14 +29,14 @@ async def propose_dates(request: Request, night_id: int) -> Response:
     with session_scope(db_engine(request)) as session:
         row = store.get_night(session, night_id=night_id)
         if row is None:
-            raise HTTPException(status_code=404, detail="No such night")
+            raise HTTPException(status_code=404, detail=_("No such night"))
         first, second = parse_date(form.get("date_a")), parse_date(form.get("date_b"))  # type: ignore[arg-type]
         if row.status != "done" or not row.winner:
-            errors.append("The dates are proposed by the winner once the night is over.")
+            errors.append(_("The dates are proposed by the winner once the night is over."))
         elif store.get_poll(session, night_id=night_id) is not None:
-            errors.append("The dates for the next night are already proposed.")
+            errors.append(_("The dates for the next night are already proposed."))
         elif first is None or second is None:
-            errors.append("Choose two dates.")
+            errors.append(_("Choose two dates."))
         else:
             today = date.today()
             try:
@@ -44,7 +46,7 @@ async def propose_dates(request: Request, night_id: int) -> Response:
                     dates=[first, second], proposed_on=today,
                 )
             except ValueError as exc:
-                errors.append(str(exc).capitalize())
+                errors.append(upper_first(say(reason_of(exc))))
             else:
                 store.create_poll(
                     session, night_id=night_id, proposed_by=row.winner, option_a=core.dates[0],
@@ -64,21 +66,21 @@ async def vote(request: Request, night_id: int) -> Response:
     with session_scope(db_engine(request)) as session:
         poll = store.get_poll(session, night_id=night_id)
         if poll is None:
-            raise HTTPException(status_code=404, detail="No date poll for this night")
+            raise HTTPException(status_code=404, detail=_("No date poll for this night"))
         members = store.list_members(session, active_only=True)
         member = next((m for m in members if str(m.id) == form.get("member")), None)
         choice = str(form.get("choice") or "")
         view = cn.poll_view(poll, store.list_votes(session, poll_id=poll.id), members, date.today())  # type: ignore[arg-type]
         if member is None:
-            errors.append("Choose your name.")
+            errors.append(_("Choose your name."))
         elif member.name == poll.proposed_by:
-            errors.append(f"{member.name} proposed the dates; the other members answer.")
+            errors.append(_("%(name)s proposed the dates; the other members answer.", name=member.name))
         if choice not in ("a", "b", "neither"):
-            errors.append("Choose the date that suits you.")
+            errors.append(_("Choose the date that suits you."))
         # after the answer week a member who has not answered may still answer: recorded late
         late = view["late_now"] and member is not None and member.name in view["missing"]
         if view["closed"] and not late:
-            errors.append(f"The poll is closed: the next night is {nice_date(view['chosen'])}.")
+            errors.append(_("The poll is closed: the next night is %(day)s.", day=nice_date(view["chosen"])))
         if not errors:
             if view["closed"] and poll.chosen is None:  # settle the date before a late answer
                 store.choose_date(session, poll_id=poll.id, chosen=view["chosen"])  # type: ignore[arg-type]

@@ -19,6 +19,7 @@ import anyio
 from fastapi import Request
 from starlette.responses import Response
 
+from app.i18n import _
 from app.names import name_key
 from app.web.club import auth
 from app.web.club.login_throttle import Throttle, wait_message
@@ -78,7 +79,7 @@ async def log_in(request: Request, *, name: str, password: str) -> LoginResult:
     check = partial(auth.login_member, request.app.state.engine, name=name, password=password)
     found = await anyio.to_thread.run_sync(check, limiter=_limiter(request))
     if found is None:
-        return LoginResult(error="That name and password do not match an elder.", status=401)
+        return LoginResult(error=_("That name and password do not match an elder."), status=401)
     throttle.succeeded([name_k, addr_k])
     return LoginResult(member_id=found[0], gen=found[1])
 

@@ -9,6 +9,7 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse, Response
 
 from app.club.hall_of_fame import shared_ranks
+from app.i18n import N_, _
 from app.parsing import strict_int
 from app.store import club as store
 from app.store.db import session_scope
@@ -20,14 +21,14 @@ router = APIRouter(prefix="/club", tags=["club"])
 
 
 HOF_COLUMNS = [
-    ("name", "Player", False),
-    ("points", "HoF points", True),
-    ("nights", "Nights", True),
-    ("wins", "Wins", True),
-    ("podiums", "Podiums", True),
-    ("average", "Avg. place", True),
-    ("bar_rov", "Bar røv", True),
-    ("agurker", "Agurker", True),
+    ("name", N_("Player"), False),
+    ("points", N_("HoF points"), True),
+    ("nights", N_("Nights"), True),
+    ("wins", N_("Wins"), True),
+    ("podiums", N_("Podiums"), True),
+    ("average", N_("Avg. place"), True),
+    ("bar_rov", N_("Bar røv"), True),
+    ("agurker", N_("Agurker"), True),
 ]
 
 
@@ -35,7 +36,7 @@ HOF_COLUMNS = [
 def hall_of_fame(request: Request, sort: str = "points", year: str = "") -> Response:
     wanted = strict_int(year, lo=1, hi=9999, max_digits=4) if year.strip() else None
     if year.strip() and wanted is None:
-        raise HTTPException(status_code=400, detail="The year must be a year such as 2025.")
+        raise HTTPException(status_code=400, detail=_("The year must be a year such as 2025."))
     with session_scope(db_engine(request)) as session:
         played = cn.played_nights(session)
     years = sorted({n.on.year for n in played}, reverse=True)
@@ -62,7 +63,7 @@ def player_page(request: Request, name: str) -> Response:
         played = cn.played_nights(session)
         games = games_by_night(session, member.name) if member is not None else {}
     if member is None:
-        raise HTTPException(status_code=404, detail="No such player")
+        raise HTTPException(status_code=404, detail=_("No such player"))
     if member.name != name:
         return redirect(f"/club/players/{quote(member.name)}", request)
     mine = [(n, n.placement.index(member.name) + 1) for n in played if member.name in n.placement]
@@ -73,7 +74,7 @@ def player_page(request: Request, name: str) -> Response:
         table = cn.table_for(played, y)
         row = next(r for r in table if r.player == member.name)
         per_year.append((y, row, [r.player for r in table].index(member.name) + 1, len(table)))
-    chart = cn.places_chart([(n.on, place) for n, place in mine], title=f"{member.name}'s place night by night")
+    chart = cn.places_chart([(n.on, place) for n, place in mine], title=_("%(name)s's place night by night", name=member.name))
     return render(
         request,
         "club/player.html",

@@ -6,6 +6,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
+from app.i18n import _
 from app.store import club as store
 from app.store.db import session_scope
 from app.web.club import auth, elder_login
@@ -53,11 +54,11 @@ async def setup_submit(request: Request) -> Response:
 def _password_errors(name: str, password: str, again: str) -> list[str]:
     errors = []
     if not name:
-        errors.append("Write the elder's name.")
+        errors.append(_("Write the elder's name."))
     if len(password) < auth.MIN_PASSWORD:
-        errors.append(f"The password needs at least {auth.MIN_PASSWORD} characters.")
+        errors.append(_("The password needs at least %(num)s characters.", num=auth.MIN_PASSWORD))
     elif password != again:
-        errors.append("The two passwords are not the same.")
+        errors.append(_("The two passwords are not the same."))
     return errors
 
 

@@ -15,6 +15,8 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from app.i18n import _
+
 
 @dataclass
 class _Record:
@@ -76,4 +78,4 @@ class Throttle:
 
 
 def wait_message(seconds: float) -> str:
-    return f"Too many attempts; try again in {max(1, math.ceil(seconds))} s."
+    return _("Too many attempts; try again in %(seconds)s s.", seconds=max(1, math.ceil(seconds)))

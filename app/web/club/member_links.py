@@ -7,6 +7,7 @@ from __future__ import annotations
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse, Response
 
+from app.i18n import _
 from app.store import club as store
 from app.store.db import session_scope
 from app.web.club import auth, identity
@@ -25,7 +26,8 @@ def open_personal_link(request: Request, secret: str) -> Response:
     wait = throttle.wait(who)
     if wait:
         return render(request, "club/me.html", {"member": None, "error":
-                      f"Too many wrong links from here: try again in {wait // 60 + 1} min."}, status=429)
+                      _("Too many wrong links from here: try again in %(minutes)s min.", minutes=wait // 60 + 1)},
+                  status=429)
     member = None
     if len(secret) <= MAX_SECRET:
         with session_scope(db_engine(request)) as session:
@@ -36,8 +38,8 @@ def open_personal_link(request: Request, secret: str) -> Response:
     if found is None:
         throttle.failed(who)
         return render(request, "club/me.html", {"member": None, "error":
-                      "This personal link does not work (any more): an elder may have made a new one."
-                      " Ask an elder for your link."}, status=404)
+                      _("This personal link does not work (any more): an elder may have made a new one."
+                        " Ask an elder for your link.")}, status=404)
     member_id, name, epoch = found
     assert member_id is not None
     response = render(request, "club/me.html", {"member": name, "error": None})
@@ -66,7 +68,7 @@ async def make_personal_link(request: Request, member_id: int) -> Response:
     with session_scope(db_engine(request)) as session:
         member = store.get_member(session, member_id=member_id)
         if member is None:
-            raise HTTPException(status_code=404, detail="No such member")
+            raise HTTPException(status_code=404, detail=_("No such member"))
         store.set_member_link(session, member_id=member_id, link_hash=None if forget_only else hashed)
         name = member.name
     if forget_only:

@@ -7,6 +7,7 @@ from typing import Any
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse, Response
 
+from app.i18n import _
 from app.store import club as store
 from app.store.db import session_scope
 from app.web.club import auth, elder_login
@@ -63,7 +64,7 @@ async def change_member(request: Request, member_id: int) -> Response:
     with session_scope(db_engine(request)) as session:
         member = store.get_member(session, member_id=member_id)
         if member is None:
-            raise HTTPException(status_code=404, detail="No such member")
+            raise HTTPException(status_code=404, detail=_("No such member"))
         if action == "rename":
             name = clean_name(form.get("name"))  # type: ignore[arg-type]
             error = name_error(session, name, member_id=member_id)
@@ -73,15 +74,15 @@ async def change_member(request: Request, member_id: int) -> Response:
                 store.update_member(session, member_id=member_id, name=name)
         elif action in ("retire", "reinstate"):
             if action == "retire" and member.is_elder and store.count_elders(session) <= 1:
-                errors.append("The club needs at least one elder: make someone else an elder first.")
+                errors.append(_("The club needs at least one elder: make someone else an elder first."))
             else:
                 store.update_member(session, member_id=member_id, active=action == "reinstate")
         elif action == "elder":
             if password_hash is None:
-                errors.append(
-                    f"An elder logs in with a password of at least {auth.MIN_PASSWORD} characters:"
-                    f" give {member.name} one."
-                )
+                errors.append(_(
+                    "An elder logs in with a password of at least %(num)s characters: give %(name)s one.",
+                    num=auth.MIN_PASSWORD, name=member.name,
+                ))
             else:
                 store.update_member(
                     session, member_id=member_id, is_elder=True, active=True, password_hash=password_hash,
@@ -89,19 +90,19 @@ async def change_member(request: Request, member_id: int) -> Response:
                 new_gen = store.end_sessions(session, member_id=member_id)
         elif action == "unelder":
             if store.count_elders(session) <= 1 and member.is_elder:
-                errors.append("The club needs at least one elder.")
+                errors.append(_("The club needs at least one elder."))
             else:
                 store.update_member(session, member_id=member_id, is_elder=False)
         elif action == "password":
             if not member.is_elder:
-                errors.append(f"{member.name} is not an elder and needs no password.")
+                errors.append(_("%(name)s is not an elder and needs no password.", name=member.name))
             elif password_hash is None:
-                errors.append(f"The password needs at least {auth.MIN_PASSWORD} characters.")
+                errors.append(_("The password needs at least %(num)s characters.", num=auth.MIN_PASSWORD))
             else:  # the old password's sessions end, everywhere
                 store.update_member(session, member_id=member_id, password_hash=password_hash)
                 new_gen = store.end_sessions(session, member_id=member_id)
         else:
-            errors.append("Unknown change.")
+            errors.append(_("Unknown change."))
     if errors:
         return _members(request, errors=errors, status=422)
     if member_id == who.member_id and action in ("retire", "unelder"):

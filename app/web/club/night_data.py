@@ -19,6 +19,8 @@ from sqlmodel import Session
 from app.club import BASE_TABLES, FINAL_TABLES, DatePoll, Night, NightSummary, RoundResult
 from app.club.constants import BASE_ROUNDS, FINAL_ROUNDS, FINAL_TO_BASE
 from app.club.hall_of_fame import HallOfFameRow, hall_of_fame_table
+from app.i18n import N_, _
+from app.i18n.jinja import day
 from app.store import club as store
 
 log = logging.getLogger("gurka.club")
@@ -32,12 +34,12 @@ TABLE_TITLE = {
     "taberfinale": "Taberfinale",
 }
 TABLE_NOTE = {
-    "vinder": "winner table",
-    "mellan": "middle table",
-    "taber": "loser table",
-    "finale": "final, places 1–3",
-    "mellanfinale": "middle final, places 4–6",
-    "taberfinale": "loser final, places 7–9",
+    "vinder": N_("winner table"),
+    "mellan": N_("middle table"),
+    "taber": N_("loser table"),
+    "finale": N_("final, places 1–3"),
+    "mellanfinale": N_("middle final, places 4–6"),
+    "taberfinale": N_("loser final, places 7–9"),
 }
 TABLE_SUIT = {
     "vinder": "♥", "mellan": "♦", "taber": "♣",
@@ -45,12 +47,12 @@ TABLE_SUIT = {
 }  # fmt: skip
 
 PROGRAMME = [
-    ("15:00", "Meet and coffee", "meet"),
-    ("15:30", "Base rounds 1–8", "base1"),
-    ("18:00", "Dinner", "dinner"),
-    ("19:00", "Base rounds 9–16", "base2"),
-    ("21:30", "Finals", "finals"),
-    ("23:00", "Night food", "food"),
+    ("15:00", N_("Meet and coffee"), "meet"),
+    ("15:30", N_("Base rounds 1–8"), "base1"),
+    ("18:00", N_("Dinner"), "dinner"),
+    ("19:00", N_("Base rounds 9–16"), "base2"),
+    ("21:30", N_("Finals"), "finals"),
+    ("23:00", N_("Night food"), "food"),
 ]
 
 
@@ -132,10 +134,12 @@ def sync_rows(session: Session, row: store.Night, night: Night) -> list[str]:
 
 
 def describe_slot(phase: str, round_no: int, table: str) -> str:
+    title = TABLE_TITLE.get(table, table)
     if phase == "playoff":
-        return f"the playoff after the {'base rounds' if table == 'base' else 'finals'}"
-    stage = "base round" if phase == "base" else "final round"
-    return f"{stage} {round_no} at the {TABLE_TITLE.get(table, table)}"
+        return _("the playoff after the base rounds") if table == "base" else _("the playoff after the finals")
+    if phase == "base":
+        return _("base round %(number)s at the %(table)s", number=round_no, table=title)
+    return _("final round %(number)s at the %(table)s", number=round_no, table=title)
 
 
 # ------------------------------------------------------------------ where players start
@@ -305,16 +309,19 @@ def places_chart(points: list[tuple[date, int]], *, title: str) -> Markup:
     )
     parts.append(f'<path class="line" d="{path}"/>')
     step = max(1, (n + 5) // 6)
+    # Translators: a short date pattern (Unicode CLDR) under the chart: dd day, MMM month, yy year.
+    axis_pattern = _("dd MMM yy")
     for i, (on, place) in enumerate(points):
         cls = "pt win" if place == 1 else "pt podium" if place <= 3 else "pt"
+        label = _("%(day)s: place %(place)s", day=on.isoformat(), place=place)
         parts.append(
             f'<circle class="{cls}" cx="{x(i):.1f}" cy="{y(place):.1f}" r="5">'
-            f"<title>{on.isoformat()}: place {place}</title></circle>"
+            f"<title>{escape(label)}</title></circle>"
         )
         if i % step == 0 or i == n - 1:
             parts.append(
                 f'<text class="axis" x="{x(i):.1f}" y="{height - 10}" text-anchor="middle">'
-                f"{on.strftime('%d %b %y')}</text>"
+                f"{escape(day(on, axis_pattern))}</text>"
             )
     parts.append("</svg>")
     return Markup("".join(parts))
@@ -342,13 +349,12 @@ def programme_now(night: Night) -> str:
 
 def round_label(night: Night) -> str:
     if night.phase == "done":
-        return "The night is over"
+        return _("The night is over")
     if night.phase == "playoff":
-        after = "base rounds" if night.stage == "base" else "finals"
-        return f"Playoff after the {after}"
-    total = BASE_ROUNDS if night.stage == "base" else FINAL_ROUNDS
-    stage = "Base round" if night.stage == "base" else "Final round"
-    return f"{stage} {night.current.number} of {total}"
+        return _("Playoff after the base rounds") if night.stage == "base" else _("Playoff after the finals")
+    if night.stage == "base":
+        return _("Base round %(number)s of %(total)s", number=night.current.number, total=BASE_ROUNDS)
+    return _("Final round %(number)s of %(total)s", number=night.current.number, total=FINAL_ROUNDS)
 
 
 def tables_view(night: Night) -> list[dict[str, Any]]:

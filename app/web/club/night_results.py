@@ -10,6 +10,8 @@ from fastapi.responses import HTMLResponse, Response
 from starlette.datastructures import FormData
 
 from app.club import RoundResult
+from app.club.night_records import reason_of
+from app.i18n import N_, _
 from app.parsing import strict_int
 from app.store import club as store
 from app.store.db import session_scope
@@ -36,24 +38,26 @@ def parse_result(form: FormData, chairs: list[str]) -> tuple[RoundResult | None,
     }
     errors: list[str] = []
     picked: list[str] = []
-    for key, label in (("first_out", "went out first"), ("second_out", "went out second"),
-                       ("winner", "won")):
+    for key, missing in (("first_out", N_("Choose who went out first.")),
+                         ("second_out", N_("Choose who went out second.")), ("winner", N_("Choose who won."))):
         name = typed[key]
         if not name:
-            errors.append(f"Choose who {label}.")
+            errors.append(_(missing))
         elif name not in chairs:
-            errors.append(f"{name} is not at this table: choose one of {', '.join(chairs)}.")
+            errors.append(_("%(name)s is not at this table: choose one of %(chairs)s.", name=name,
+                            chairs=", ".join(chairs)))
         else:
             picked.append(name)
     for name in sorted({n for n in picked if picked.count(n) > 1}):
-        errors.append(f"{name} is chosen twice: each of the three players takes one place.")
+        errors.append(_("%(name)s is chosen twice: each of the three players takes one place.", name=name))
     agurker: dict[str, int] = {}
     for i, name in enumerate(chairs):
         raw = str(form.get(f"agurk_{i}") or "0").strip() or "0"
         typed["agurker"][name] = raw
         count = strict_int(raw, lo=0, hi=MAX_AGURKER)
         if count is None:
-            errors.append(f"Agurker for {name} must be a whole number from 0 to {MAX_AGURKER}.")
+            errors.append(_("Agurker for %(name)s must be a whole number from 0 to %(max)s.", name=name,
+                            max=MAX_AGURKER))
         elif count:
             agurker[name] = count
     if errors:
@@ -80,12 +84,12 @@ async def record_result(request: Request, night_id: int) -> Response:
         errors: list[str] = []
         typed: dict[str, Any] = {}
         if night.phase not in ("base", "finals"):
-            errors.append("This night is not waiting for a table's result.")
+            errors.append(_("This night is not waiting for a table's result."))
         elif (phase, round_no) != (night.stage, str(night.current.number)) or table not in night.pending_tables:
-            errors.append(
-                f"{cn.describe_slot(phase, strict_int(round_no, lo=0) or 0, table).capitalize()} is already"
-                " recorded or not open: the page has moved on, see below."
-            )
+            errors.append(_(
+                "%(slot)s is already recorded or not open: the page has moved on, see below.",
+                slot=cn.describe_slot(phase, strict_int(round_no, lo=0) or 0, table).capitalize(),
+            ))
         else:
             chairs = list(night.current.seating[table])
             result, errors, typed = parse_result(form, chairs)
@@ -93,7 +97,7 @@ async def record_result(request: Request, night_id: int) -> Response:
                 try:
                     night.record(table, result)
                 except ValueError as exc:
-                    errors.append(str(exc))
+                    errors.append(reason_of(exc))
                 else:
                     store.add_result(
                         session, night_id=night_id, phase=phase, round_no=int(round_no),
@@ -122,20 +126,20 @@ async def record_playoff(request: Request, night_id: int) -> Response:
         groups = night.playoffs
         typed: dict[str, Any] = {}
         if not groups:
-            errors.append("There is no playoff to record now.")
+            errors.append(_("There is no playoff to record now."))
         elif (group_at := strict_int(group_no, lo=0, hi=len(groups) - 1)) is None:
-            errors.append("That playoff is already recorded: see below.")
+            errors.append(_("That playoff is already recorded: see below."))
         else:
             group = groups[group_at]
             order = [str(form.get(f"place_{i}") or "") for i in range(len(group))]
             typed = {"order": order}
             for i, name in enumerate(order, start=1):
                 if not name:
-                    errors.append(f"Choose who came {_ordinal(i)} in the playoff.")
+                    errors.append(_("Choose who came %(place)s in the playoff.", place=_ordinal(i)))
                 elif name not in group:
-                    errors.append(f"{name} is not in this playoff.")
+                    errors.append(_("%(name)s is not in this playoff.", name=name))
             for name in sorted({n for n in order if n and order.count(n) > 1}):
-                errors.append(f"{name} is chosen twice: each player takes one place.")
+                errors.append(_("%(name)s is chosen twice: each player takes one place.", name=name))
             if not errors:
                 stage = night.stage
                 try:
@@ -161,5 +165,8 @@ async def record_playoff(request: Request, night_id: int) -> Response:
     return redirect(f"/club/nights/{night_id}#record", request)
 
 
+ORDINALS = (N_("1st"), N_("2nd"), N_("3rd"), N_("4th"), N_("5th"), N_("6th"), N_("7th"), N_("8th"), N_("9th"))
+
+
 def _ordinal(n: int) -> str:
-    return {1: "1st", 2: "2nd", 3: "3rd"}.get(n, f"{n}th")
+    return _(ORDINALS[n - 1]) if 1 <= n <= len(ORDINALS) else f"{n}."

@@ -13,6 +13,8 @@ from sqlmodel import Session
 
 from app.club import Night, start_tables
 from app.club.constants import BASE_TABLES, PLAYERS
+from app.club.night_records import reason_of
+from app.i18n import Text, _
 from app.store import club as store
 from app.store.db import session_scope
 from app.web.club import auth
@@ -107,10 +109,10 @@ async def new_night_submit(request: Request) -> Response:
     errors: list[str] = []
     turn_seconds = parse_turn_seconds(typed["turn_seconds"])
     if turn_seconds is None:
-        errors.append(f"The turn timer is 0 (off) or {TURN_MIN} to {TURN_MAX} seconds.")
+        errors.append(_("The turn timer is 0 (off) or %(min)s to %(max)s seconds.", min=TURN_MIN, max=TURN_MAX))
     day = parse_date(typed["date"])
     if day is None:
-        errors.append("Choose the night's date.")
+        errors.append(_("Choose the night's date."))
     with session_scope(db_engine(request)) as session:
         by_id = {str(m.id): m for m in store.list_members(session)}
         players: list[dict[str, Any]] = []
@@ -126,19 +128,19 @@ async def new_night_submit(request: Request) -> Response:
                 else:
                     error = name_error(session, row["new"])
                     if error:
-                        errors.append(f"Player {i}: {error}")
+                        errors.append(_("Player %(number)s: %(error)s", number=i, error=error))
                         continue
                     to_create.append(row["new"])
                     name = row["new"]
             if not row["new"]:
                 member = by_id.get(row["player"])
                 if member is None:
-                    errors.append(f"Player {i}: choose a member or write a new player's name.")
+                    errors.append(_("Player %(number)s: choose a member or write a new player's name.", number=i))
                     continue
                 name, member_id = member.name, member.id
             stands_for = by_id.get(row["for"]) if row["for"] else None
             if stands_for is not None and stands_for.name == name:
-                errors.append(f"Player {i}: {name} cannot stand in for themselves.")
+                errors.append(_("Player %(number)s: %(name)s cannot stand in for themselves.", number=i, name=name))
                 continue
             players.append(
                 {
@@ -154,10 +156,10 @@ async def new_night_submit(request: Request) -> Response:
                 newcomers[name] = row["table"]
         names = [p["name"] for p in players]
         for name in sorted({n for n in names if names.count(n) > 1}):
-            errors.append(f"{name} is listed twice: each player plays once.")
+            errors.append(_("%(name)s is listed twice: each player plays once.", name=name))
         host = typed["host"]
         if not host:
-            errors.append("Choose the host.")
+            errors.append(_("Choose the host."))
         start: dict[str, str] | None = None
         where_ids = cn.last_night_tables(session)
         where = {by_id[str(mid)].name: t for mid, t in where_ids.items() if str(mid) in by_id}
@@ -171,16 +173,16 @@ async def new_night_submit(request: Request) -> Response:
                 try:
                     start = start_tables(where, names, stand_ins=stand_ins, newcomers=newcomers)
                 except ValueError as exc:
-                    errors.append(_start_message(str(exc)))
+                    errors.append(_start_message(exc))
         elif not errors:
-            errors.append(f"A Gurka Night needs {PLAYERS} players.")
+            errors.append(_("A Gurka Night needs %(num)s players.", num=PLAYERS))
         night_id = None
         if not errors:
             seed = secrets.randbits(62)
             try:
                 Night.new(names, start, seed=seed)
             except ValueError as exc:
-                errors.append(str(exc))
+                errors.append(reason_of(exc))
         if not errors:
             for name in to_create:
                 member = store.add_member(session, name=name)
@@ -212,7 +214,9 @@ def parse_turn_seconds(raw: str) -> int | None:
     return value if value == 0 or TURN_MIN <= value <= TURN_MAX else None
 
 
-def _start_message(text: str) -> str:
-    return text.replace("(newcomers)", "— choose a start table for them").replace(
-        "the host places them", "the host places them"
-    )
+def _start_message(exc: ValueError) -> str:
+    reason = reason_of(exc)
+    if isinstance(reason, Text) and reason.msgid.endswith("(newcomers)"):
+        return _("%(player)s did not play last night: the host places them — choose a start table for them",
+                 **reason.params)
+    return reason

@@ -14,6 +14,7 @@ from markupsafe import Markup
 from sqlmodel import Session
 
 from app.club import Night
+from app.i18n import _
 from app.store import club as store
 from app.store.db import session_scope
 from app.web.club import auth, identity
@@ -190,18 +191,18 @@ async def play_at_table(request: Request, night_id: int, key: str, chair: int) -
     with session_scope(db_engine(request)) as session:
         row = store.get_night(session, night_id=night_id)
     if row is None:
-        raise HTTPException(status_code=404, detail="No such night")
+        raise HTTPException(status_code=404, detail=_("No such night"))
     entry = club_online.room_entry(row, key)
     players = entry.get("players", []) if entry else []
     if not 0 <= chair < len(players):
-        raise HTTPException(status_code=404, detail="No such table or seat")
+        raise HTTPException(status_code=404, detail=_("No such table or seat"))
     owner = seat_owner(row, players[chair])
     me = await asyncio.to_thread(identity.remembered, request)  # a database read: off the loop
     if me is None or owner is None or me.member_id != owner:
         return seat_refused(request, row, seat_name=players[chair], me=me)
     link = await club_online.issue_seat(request.app, row, key, chair)
     if link is None:
-        raise HTTPException(status_code=404, detail="No such table or seat")
+        raise HTTPException(status_code=404, detail=_("No such table or seat"))
     slug, seat_token = link
     response = redirect(f"/r/{slug}", request)
     response.headers["Cache-Control"] = "no-store"
@@ -232,7 +233,7 @@ async def bots_for_absent(request: Request, night_id: int, key: str) -> Response
     await auth.check_csrf(request)
     require_elder(request)
     if not await asyncio.to_thread(club_online.wish_bots, request.app, night_id, key):
-        raise HTTPException(status_code=404, detail="No such table")
+        raise HTTPException(status_code=404, detail=_("No such table"))
     await club_online.apply_bot_wishes(request.app, night_id)
     return redirect(f"/club/nights/{night_id}", request)
 
@@ -245,6 +246,6 @@ async def delete_night(request: Request, night_id: int) -> Response:
         return redirect(f"/club/nights/{night_id}", request)
     with session_scope(db_engine(request)) as session:
         if store.get_night(session, night_id=night_id) is None:
-            raise HTTPException(status_code=404, detail="No such night")
+            raise HTTPException(status_code=404, detail=_("No such night"))
         store.delete_night(session, night_id=night_id)
     return redirect("/club", request)

@@ -23,6 +23,7 @@ from fastapi.responses import Response
 from markupsafe import Markup
 
 from app.club import Night
+from app.i18n import Text, _
 from app.rooms import LiveRoom, Refused
 from app.store import club as store
 from app.store.db import session_scope
@@ -35,8 +36,8 @@ log = logging.getLogger("gurka.club.flow")
 
 router = APIRouter(tags=["club"])
 
-HAND_CLOSED = ("An elder recorded this table by hand, so this online game is closed and no longer"
-               " counts.")
+HAND_CLOSED = Text("An elder recorded this table by hand, so this online game is closed and no longer"
+                   " counts.")
 
 
 @dataclass(frozen=True)
@@ -76,11 +77,13 @@ def install(app: FastAPI) -> None:
     panels.append(club_table_panel)
 
 
-def table_title(stage: str, number: int, table: str) -> str:
+def table_title(stage: str, number: int, table: str) -> Text:
+    title = cn.TABLE_TITLE.get(table, table)
     if stage == "playoff":
-        return "Playoff"
-    kind = "base round" if stage == "base" else "final round"
-    return f"{cn.TABLE_TITLE.get(table, table)}, {kind} {number}"
+        return Text("Playoff")
+    if stage == "base":
+        return Text("%(table)s, base round %(number)s", table=title, number=number)
+    return Text("%(table)s, final round %(number)s", table=title, number=number)
 
 
 def _slot_of(key: str) -> tuple[str, int, str] | None:
@@ -94,11 +97,13 @@ def _result_text(result: dict[str, Any]) -> str:
     out = result.get("out", [])
     if len(out) != 2:
         return ""
-    text = f"{out[0]} went out first, {out[1]} second: {result.get('winner')} wins the table."
-    agurker = result.get("agurker") or {}
+    first, second, winner = out[0], out[1], result.get("winner")
+    agurker = ", ".join(f"{p} {n}" for p, n in (result.get("agurker") or {}).items())
     if agurker:
-        text += " Agurker: " + ", ".join(f"{p} {n}" for p, n in agurker.items()) + "."
-    return text
+        return Text("%(first)s went out first, %(second)s second: %(winner)s wins the table."
+                    " Agurker: %(agurker)s.", first=first, second=second, winner=winner, agurker=agurker)
+    return Text("%(first)s went out first, %(second)s second: %(winner)s wins the table.",
+                first=first, second=second, winner=winner)
 
 
 def compute(row: store.Night, results: list[store.NightResult], night: Night) -> dict[str, TablePanel]:
@@ -120,7 +125,7 @@ def compute(row: store.Night, results: list[store.NightResult], night: Night) ->
         for key, entry in rooms.items():
             if key.startswith(f"playoff-{night.stage}-") and sorted(entry.get("players", [])) in groups:
                 for name in entry["players"]:
-                    by_player[name] = NextTable(key, entry["slug"], "the playoff (one game to 21)")
+                    by_player[name] = NextTable(key, entry["slug"], Text("the playoff (one game to 21)"))
     done = sum(1 for t in night.current.seating if t in night.current.results)
     panels: dict[str, TablePanel] = {}
     for key, entry in rooms.items():
@@ -128,7 +133,7 @@ def compute(row: store.Night, results: list[store.NightResult], night: Night) ->
         if not isinstance(slug, str):
             continue
         slot = _slot_of(key)
-        title = table_title(*slot) if slot else "Playoff"
+        title = table_title(*slot) if slot else Text("Playoff")
         stored = recorded.get(slot) if slot else None
         if slot and stored is None:
             current = (night.phase in ("base", "finals") and (slot[0], slot[1]) == (night.stage, night.current.number))
@@ -137,11 +142,11 @@ def compute(row: store.Night, results: list[store.NightResult], night: Night) ->
         state = "closed" if stored is not None and stored.source == "hand" else "over"
         waiting = ""
         if slot and night.phase in ("base", "finals") and (slot[0], slot[1]) == (night.stage, night.current.number):
-            waiting = (f"Waiting for the other tables: {done} of {len(night.current.seating)} recorded."
-                       " Your next table opens here by itself.")
+            waiting = Text("Waiting for the other tables: %(done)s of %(tables)s recorded."
+                           " Your next table opens here by itself.", done=done, tables=len(night.current.seating))
         elif night.phase == "playoff":
-            waiting = "Waiting for the playoff to settle a tie; the next round opens here by itself."
-        night_over = f"The night is over: {night.winner} wins." if night.phase == "done" else ""
+            waiting = Text("Waiting for the playoff to settle a tie; the next round opens here by itself.")
+        night_over = Text("The night is over: %(winner)s wins.", winner=night.winner) if night.phase == "done" else ""
         next_for = {seat: by_player[name] for seat, name in enumerate(players)
                     if name in by_player and by_player[name].slug != slug}
         panels[slug] = TablePanel(row.id, title, state, _result_text(stored.result) if stored else "",
@@ -227,11 +232,11 @@ def panel_html(app: FastAPI, room: LiveRoom, seat: int | None) -> str:
 async def club_next(request: Request, slug: str) -> Response:
     """A seated member goes on to their next table: a fresh seat token there, then its room."""
     if not origin_allowed(request, list(request.app.state.settings.allowed_origins)):
-        raise HTTPException(status_code=403, detail="This form did not come from this site.")
+        raise HTTPException(status_code=403, detail=_("This form did not come from this site."))
     manager = manager_of(request.app)
     room = manager.get(slug) if len(slug) <= 64 else None
     if room is None:
-        raise HTTPException(status_code=404, detail="No such room: check the link.")
+        raise HTTPException(status_code=404, detail=_("No such room: check the link."))
     seat = room.seat_for_token(seat_token(request, slug))
     panel = panels_of(request.app).get(slug)
     nxt = panel.next_for.get(seat) if panel is not None and seat is not None else None

@@ -9,20 +9,25 @@ from __future__ import annotations
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
+from markupsafe import escape
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import HTMLResponse, PlainTextResponse, Response
 
-TITLES = {400: "That request was not understood", 403: "Not allowed", 404: "Not found",
-          405: "Not allowed", 413: "Too large", 429: "Too many requests", 500: "Something went wrong"}
+from app.i18n import N_, _, say, use_language
+from app.web.shared.language import choose
+
+TITLES = {400: N_("That request was not understood"), 403: N_("Not allowed"), 404: N_("Not found"),
+          405: N_("Not allowed"), 413: N_("Too large"), 429: N_("Too many requests"),
+          500: N_("Something went wrong")}
 
 
 def error_page(request: Request, status: int, message: str, headers: dict[str, str] | None = None) -> Response:
     if status < 400:  # a redirect raised as an exception (the elder check)
         return Response(status_code=status, headers=headers)
-    title = TITLES.get(status, "That did not work")
+    title = TITLES.get(status, N_("That did not work"))
     templates = getattr(request.app.state, "templates", None)
     if templates is None:
-        return PlainTextResponse(f"{title}: {message}", status_code=status, headers=headers)
+        return PlainTextResponse(f"{say(title)}: {say(message)}", status_code=status, headers=headers)
     back = "/club" if request.url.path.startswith("/club") else "/"
     page: Response = templates.TemplateResponse(
         request, "shared/error.html", {"title": title, "message": message, "back": back},
@@ -35,8 +40,8 @@ def _validation_message(exc: RequestValidationError) -> str:
     parts = []
     for error in exc.errors()[:3]:
         where = ".".join(str(p) for p in error.get("loc", ()) if p not in ("path", "query", "body"))
-        parts.append(f"{where or 'the request'} is not valid")
-    return "; ".join(parts).capitalize() + ". Check the link and try again."
+        parts.append(_("%(part)s is not valid", part=where or _("the request")))
+    return _("%(problems)s. Check the link and try again.", problems="; ".join(parts).capitalize())
 
 
 def install(app: FastAPI) -> None:
@@ -51,9 +56,11 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, exc: Exception) -> Response:
-        # Starlette re-raises after this answer, so the server still logs the traceback once.
-        return HTMLResponse(
-            "<!doctype html><title>Something went wrong</title><h1>Something went wrong</h1>"
-            "<p>The server could not answer this request. Nothing was changed; try again.</p>",
-            status_code=500,
-        )
+        # Starlette re-raises after this answer, so the server still logs the traceback once. This
+        # runs outside the language middleware: the reader's language is chosen here again.
+        with use_language(choose(request.headers.get("cookie"), request.headers.get("accept-language"))):
+            title = escape(_("Something went wrong"))
+            sorry = escape(_("The server could not answer this request. Nothing was changed; try again."))
+            return HTMLResponse(
+                f"<!doctype html><title>{title}</title><h1>{title}</h1><p>{sorry}</p>", status_code=500,
+            )

@@ -8,12 +8,14 @@ from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
+from app.i18n import N_
 from app.parsing import strict_int
 from app.rooms import RoomManager
 from app.rooms import engine as rules_engine
 from app.rooms.manager import MAX_TURN_SECONDS, MIN_TURN_SECONDS
 from app.rooms.room import LiveRoom, Refused
 from app.rooms.state import DEFAULT_TURN_SECONDS
+from app.rules.text import Text, text_of
 from app.web.shared.security import seat_token, set_seat_cookie
 from app.web.state import TEMPLATES_DIR, get_manager, get_templates, seat_table_context
 from app.web.table.rejoin_panel import rejoin_panel
@@ -56,7 +58,7 @@ def home(request: Request, templates: TemplatesDep) -> Response:
 @router.get("/new/options", response_class=HTMLResponse)
 def options_fragment(request: Request, templates: TemplatesDep, preset: str = DEFAULT_PRESET) -> Response:
     if preset not in _presets():
-        raise HTTPException(404, "Unknown game")
+        raise HTTPException(404, N_("Unknown game"))
     html = render_block(templates, "table/home.html", "options", {"request": request, **_home_context(preset)})
     return HTMLResponse(html)
 
@@ -72,16 +74,16 @@ async def create_room(request: Request, manager: ManagerDep, templates: Template
         seats = strict_int(form.get("seats") or 3, lo=0, hi=99)
         bots = strict_int(form.get("bots") or 0, lo=0, hi=99)
         if seats is None or bots is None:
-            raise Refused("Seats and bots must be whole numbers.")
+            raise Refused(Text("Seats and bots must be whole numbers."))
         turn_seconds = _turn_seconds(form.get("turn_seconds"))
         room, token = await manager.create_room(
             preset=preset, options=options, seats=seats, bots=bots, host_name=form.get("name", ""),
             turn_seconds=turn_seconds,
         )
     except (Refused, ValueError) as exc:
-        message = str(exc) if not isinstance(exc, ValueError) or str(exc) else "Please check the form."
+        message = text_of(exc) if not isinstance(exc, ValueError) or str(exc) else Text("Please check the form.")
         if isinstance(exc, ValueError) and "invalid literal" in message:
-            message = "Seats and bots must be whole numbers."
+            message = Text("Seats and bots must be whole numbers.")
         ctx = _home_context(preset, form, message)
         return templates.TemplateResponse(request, "table/home.html", ctx, status_code=400)
     response = RedirectResponse(f"/r/{room.slug}", status_code=303)
@@ -95,9 +97,11 @@ def _turn_seconds(raw: str | None) -> float:
         return DEFAULT_TURN_SECONDS
     value = strict_int(raw.strip(), lo=0, hi=MAX_TURN_SECONDS)
     if value is None:
-        raise Refused(f"Seconds per move: a whole number (0 for no timer, else {MIN_TURN_SECONDS}–{MAX_TURN_SECONDS}).")
+        raise Refused(Text("Seconds per move: a whole number (0 for no timer, else %(low)s–%(high)s).",
+                           low=MIN_TURN_SECONDS, high=MAX_TURN_SECONDS))
     if value and not MIN_TURN_SECONDS <= value <= MAX_TURN_SECONDS:
-        raise Refused(f"Seconds per move: 0 for no timer, else {MIN_TURN_SECONDS}–{MAX_TURN_SECONDS}.")
+        raise Refused(Text("Seconds per move: 0 for no timer, else %(low)s–%(high)s.", low=MIN_TURN_SECONDS,
+                           high=MAX_TURN_SECONDS))
     return float(value)
 
 
@@ -148,7 +152,7 @@ async def join(request: Request, slug: str, manager: ManagerDep, templates: Temp
     try:
         _seat, token = await room.join(str(form.get("name", ""))[:MAX_FORM_FIELD])
     except Refused as refused:
-        return room_response(request, templates, room, error=str(refused), status_code=400)
+        return room_response(request, templates, room, error=text_of(refused), status_code=400)
     response = RedirectResponse(f"/r/{slug}", status_code=303)
     set_seat_cookie(response, slug=slug, token=token, secure=request.app.state.settings.secure_cookies)
     return response
@@ -161,12 +165,12 @@ RULES_DIR = TEMPLATES_DIR / "table" / "rules"
 @router.get("/rules", response_class=HTMLResponse, include_in_schema=False)
 def rules_index(request: Request, templates: TemplatesDep) -> Response:
     if not (RULES_DIR / "index.html").is_file():
-        raise HTTPException(404, "No rules pages yet.")
+        raise HTTPException(404, N_("No rules pages yet."))
     return templates.TemplateResponse(request, "table/rules/index.html", {"presets": _presets()})
 
 
 @router.get("/rules/{preset}", response_class=HTMLResponse)
 def rules_page(request: Request, preset: str, templates: TemplatesDep) -> Response:
     if preset not in _presets() or not (RULES_DIR / f"{preset}.html").is_file():
-        raise HTTPException(404, "No rules page for that game yet.")
+        raise HTTPException(404, N_("No rules page for that game yet."))
     return templates.TemplateResponse(request, f"table/rules/{preset}.html", {"preset": preset, "presets": _presets()})

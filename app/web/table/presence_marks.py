@@ -12,10 +12,10 @@ from app.rooms.room import LiveRoom
 TEMPLATE = "table/presence.html"
 
 
-def render_presence(templates: Jinja2Templates, room: LiveRoom, lang: str = "en") -> str:
+def render_presence(templates: Jinja2Templates, room: LiveRoom) -> str:
     """Each occupied seat's two marks (the dot and the words for screen readers), as htmx
-    partials that replace the marks of that seat in the page."""
-    module: Any = templates.env.get_template(TEMPLATE).make_module({"lang": lang})
+    partials that replace the marks of that seat in the page (in the current language)."""
+    module: Any = templates.env.get_template(TEMPLATE).make_module({})
     present = room.present()
     parts: list[str] = []
     for i in sorted(room.seats):

@@ -15,4 +15,4 @@ def qr_svg(text: str, *, title: str) -> Markup:
         out, kind="svg", xmldecl=False, svgns=True, scale=4, border=4, nl=False,
         title=title, dark="#000", light="#fff", svgclass="qr", lineclass=None, omitsize=True,
     )
-    return Markup(out.getvalue().decode("ascii"))
+    return Markup(out.getvalue().decode("utf-8"))

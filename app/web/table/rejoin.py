@@ -15,6 +15,7 @@ from fastapi.templating import Jinja2Templates
 from app.rooms import RoomManager
 from app.rooms.room import Refused
 from app.rooms.tokens import clean_code
+from app.rules.text import Text, text_of
 from app.web.shared.limits import FailureLimit
 from app.web.shared.security import set_seat_cookie
 from app.web.state import get_manager, get_templates
@@ -55,14 +56,14 @@ async def rejoin(request: Request, slug: str, manager: ManagerDep, templates: Te
     address = request.client.host if request.client else "?"
     wait = max(by_address.wait(address), by_room.wait(slug))
     if wait > 0:
-        message = f"Too many wrong codes: try again in {int(wait) + 1} s."
+        message = Text("Too many wrong codes: try again in %(n)s s.", n=int(wait) + 1)
         return room_response(request, templates, room, error=message, status_code=429, prefill=code)
     try:
         _seat, token = await room.rejoin(code)
     except Refused as refused:
         by_address.fail(address)
         by_room.fail(slug)
-        return room_response(request, templates, room, error=str(refused), status_code=400, prefill=code)
+        return room_response(request, templates, room, error=text_of(refused), status_code=400, prefill=code)
     response = RedirectResponse(f"/r/{slug}", status_code=303)
     set_seat_cookie(response, slug=slug, token=token, secure=request.app.state.settings.secure_cookies)
     return response

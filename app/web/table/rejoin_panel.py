@@ -8,6 +8,7 @@ from typing import Any
 
 from fastapi import Request
 
+from app.i18n import _
 from app.rooms.room import LiveRoom
 from app.rooms.tokens import hash_code, rejoin_code
 from app.web.table.qr import qr_svg
@@ -25,4 +26,4 @@ def rejoin_panel(request: Request, room: LiveRoom, seat: int | None, token: str 
     if s is None or s.code_hash != hash_code(code):  # a seat from before rejoin codes existed
         return None
     link = rejoin_link(request, room.slug, code)
-    return {"code": code, "link": link, "qr": qr_svg(link, title=f"QR code: rejoin link for {s.name}")}
+    return {"code": code, "link": link, "qr": qr_svg(link, title=_("QR code: rejoin link for %(name)s", name=s.name))}

@@ -14,58 +14,95 @@ from typing import Any
 from fastapi.templating import Jinja2Templates
 from markupsafe import Markup, escape
 
+from app.i18n import N_, _, current_language, ngettext, say
 from app.rooms.room import LiveRoom
 from app.rules.cards import RANK_WORD, pretty, pretty_cards
 
-SUIT_NAME = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
-RANK_NAME = {"J": "jack", "Q": "queen", "K": "king", "A": "ace", "T": "10"}
+# The card's name, said in the reader's language: "%(rank)s of %(suit)s" with these words (the
+# whole name per card would be 52 messages; the languages put rank and suit in this order too).
+SUIT_NAME = {"C": N_("clubs"), "D": N_("diamonds"), "H": N_("hearts"), "S": N_("spades")}
+RANK_NAME = {"J": N_("jack"), "Q": N_("queen"), "K": N_("king"), "A": N_("ace"), "T": "10"}
+# English message ids (N_): templates say them with the `say` filter, code with _()
 PRESET_TITLE = {
-    "gurka-night": "Gurka Night (Danish club)",
-    "gurka-is": "Gúrka (Icelandic)",
+    "gurka-night": N_("Gurka Night (Danish club)"),
+    "gurka-is": N_("Gúrka (Icelandic)"),
     "vidivellir": "Víðivellir",
-    "kurkku": "Kurkku (Finnish)",
-    "rassi": "Rassi (Finnish)",
+    "kurkku": N_("Kurkku (Finnish)"),
+    "rassi": N_("Rassi (Finnish)"),
 }
 PHASE_TEXT = {
-    "waiting": "Between deals",
-    "exchange": "Exchange",
-    "rassi_free": "Rassi: free cards",
-    "rassi_double": "Rassi: double",
-    "rassi_redouble": "Rassi: redouble",
-    "play": "Play",
-    "over": "Game over",
+    "waiting": N_("Between deals"),
+    "exchange": N_("Exchange"),
+    "rassi_free": N_("Rassi: free cards"),
+    "rassi_double": N_("Rassi: double"),
+    "rassi_redouble": N_("Rassi: redouble"),
+    "play": N_("Play"),
+    "over": N_("Game over"),
 }
-HOW_TEXT = {"lead": "led", "beat": "beat", "kill": "killed", "discard": "discarded", "lay_on": "laid on"}
+HOW_TEXT = {"lead": N_("led"), "beat": N_("beat"), "kill": N_("killed"), "discard": N_("discarded"),
+            "lay_on": N_("laid on")}
 RASSI_TEXT = {
-    "free": "Take free cards (new hand)",
-    "double": "Double (new hand, ×2)",
-    "redouble": "Redouble (new hand, ×4)",
-    "pass": "Keep my hand",
+    "free": N_("Take free cards (new hand)"),
+    "double": N_("Double (new hand, ×2)"),
+    "redouble": N_("Redouble (new hand, ×4)"),
+    "pass": N_("Keep my hand"),
 }
 RASSI_ADVICE = {
-    "rassi_free": "You were dealt no picture card (J, Q, K): you may swap all six cards for a new hand, "
-                  "free of charge, or keep these.",
-    "rassi_double": "Double? You swap all six cards for a new hand, but if you lose this deal your "
-                    "points count double (×2).",
-    "rassi_redouble": "You doubled and this is your new hand. Redouble? Swap all six once more; losing "
-                      "this deal then counts ×4.",
+    "rassi_free": N_("You were dealt no picture card (J, Q, K): you may swap all six cards for a new hand, "
+                     "free of charge, or keep these."),
+    "rassi_double": N_("Double? You swap all six cards for a new hand, but if you lose this deal your "
+                       "points count double (×2)."),
+    "rassi_redouble": N_("You doubled and this is your new hand. Redouble? Swap all six once more; losing "
+                         "this deal then counts ×4."),
 }
-RASSI_DONE = {"free": "took free cards", "double": "doubled (×2)", "redouble": "redoubled (×4)"}
+# (what you did, what another player did)
+RASSI_DONE = {
+    "free": (N_("You took free cards"), N_("%(name)s took free cards")),
+    "double": (N_("You doubled (×2)"), N_("%(name)s doubled (×2)")),
+    "redouble": (N_("You redoubled (×4)"), N_("%(name)s redoubled (×4)")),
+}
 BOT_SUFFIX = " (bot)"
+# The house rules' names and choices as the new-room form shows them (else the name, spaced)
+OPTION_LABEL = {
+    "target": N_("target"), "hand_sizes": N_("hand sizes"), "deal_schedule": N_("deal schedule"),
+    "exchange": N_("exchange"), "rassi": N_("rassi"), "soft_discard": N_("soft discard"),
+    "black_sevens": N_("black sevens"), "decks": N_("decks"), "play_on": N_("play on"),
+    "next_dealer": N_("next dealer"), "must_beat": N_("must beat"), "beat_equal": N_("beat equal"),
+    "eight_led_lowest": N_("eight led lowest"), "out_at": N_("out at"), "exact_clear": N_("exact clear"),
+    "game_end": N_("game end"),
+}
+CHOICE_LABEL = {
+    "cycle": N_("cycle"), "zigzag": N_("zigzag"), "reach": N_("reach"), "exceed": N_("exceed"),
+    "one_left": N_("one left"), "first_out": N_("first out"), "target": N_("target"), "left": N_("left"),
+    "loser": N_("loser"),
+}
 
 
 def card_label(code: str) -> str:
     if code.startswith("X"):
-        return "Joker"
+        return _("Joker")
     rank, suit = code[:-1], code[-1]
-    return f"{RANK_NAME.get(rank, rank)} of {SUIT_NAME.get(suit, suit)}"
+    return _("%(rank)s of %(suit)s", rank=say(RANK_NAME.get(rank, rank)), suit=say(SUIT_NAME.get(suit, suit)))
+
+
+def option_label(name: str) -> str:
+    return _(OPTION_LABEL[name]) if name in OPTION_LABEL else name.replace("_", " ")
+
+
+def choice_label(value: str) -> str:
+    return _(CHOICE_LABEL[value]) if value in CHOICE_LABEL else value.replace("_", " ")
+
+
+def card_html(code: str, *, size: str = "", extra_class: str = "", top: bool = False) -> Markup:
+    """A card drawn by the app: rank and suit symbol in corners, big pip (SVG sprite) in the middle.
+    `top`: one of the preset's top cards (above the ace), marked with a gold corner. (Drawn once
+    per card, look and language: every table shows the same few dozen.)"""
+    return _drawn_card(current_language(), str(code), size, extra_class, top)
 
 
 @functools.lru_cache(maxsize=4096)
-def card_html(code: str, *, size: str = "", extra_class: str = "", top: bool = False) -> Markup:
-    """A card drawn by the app: rank and suit symbol in corners, big pip (SVG sprite) in the middle.
-    `top`: one of the preset's top cards (above the ace), marked with a gold corner."""
-    code = str(code)
+def _drawn_card(lang: str, code: str, size: str, extra_class: str, top: bool) -> Markup:
+    """`card_html` in `lang` (the language is part of the cache key: the label is said in it)."""
     if code.startswith("X"):
         body = (
             '<span class="corner" aria-hidden="true">J<br>O<br>K</span>'
@@ -81,7 +118,7 @@ def card_html(code: str, *, size: str = "", extra_class: str = "", top: bool = F
         )
         suit_class = f"suit-{suit}"
     classes = " ".join(c for c in ("card", suit_class, size, extra_class, "top" if top else "") if c)
-    label = card_label(code) + (", a top card above the ace" if top else "")
+    label = _("%(card)s, a top card above the ace", card=card_label(code)) if top else card_label(code)
     return Markup(
         f'<span class="{classes}" data-card="{escape(code)}" role="img" '
         f'aria-label="{escape(label)}">{body}</span>'
@@ -116,6 +153,8 @@ def setup_templates(templates: Jinja2Templates) -> None:
     env.filters["card_label"] = card_label
     env.filters["player_text"] = player_text
     env.filters["card_short"] = pretty
+    env.filters["option_label"] = option_label
+    env.filters["choice_label"] = choice_label
 
 
 def render_block(templates: Jinja2Templates, name: str, block: str, context: dict[str, Any]) -> str:
@@ -142,7 +181,7 @@ def table_context(room: LiveRoom, seat: int | None) -> dict[str, Any]:
         row: dict[str, Any] = {
             "seat": i,
             "empty": s is None,
-            "name": display_name(s.name, s.is_bot, humans) if s else "Free seat",
+            "name": display_name(s.name, s.is_bot, humans) if s else _("Free seat"),
             "is_bot": bool(s and s.is_bot),
             "bot_controlled": bool(s and s.bot_controlled),
             "present": bool(s and (s.is_bot or i in present)),
@@ -174,7 +213,7 @@ def table_context(room: LiveRoom, seat: int | None) -> dict[str, Any]:
         "is_host": me is not None and me == room.host,
         "seats": seats,
         "view": view,
-        "names": [display_name(room.seats[i].name, room.seats[i].is_bot, humans) if i in room.seats else f"Seat {i + 1}"
+        "names": [display_name(room.seats[i].name, room.seats[i].is_bot, humans) if i in room.seats else _("Seat %(n)s", n=i + 1)
                   for i in range(len(room.seats))],
         "limits": room.limits(),
         "mode": "lobby",
@@ -234,7 +273,7 @@ def table_context(room: LiveRoom, seat: int | None) -> dict[str, Any]:
         leading=leading,
         hand_n=len(hand),
         exchange_done=[("You" if d["seat"] == me else names[d["seat"]], d["count"]) for d in exchange.get("done") or []],
-        rassi_done=[("You" if s == me else names[s], RASSI_DONE[k])
+        rassi_done=[("You" if s == me else names[s], _(RASSI_DONE[k][0]) if s == me else _(RASSI_DONE[k][1], name=names[s]))
                     for k in ("free", "double", "redouble") for s in rassi.get(k) or []],
         advice=_advice(mode, phase, hand, legal, leading, view.get("exchange") or {}, view.get("preset", "")),
     )
@@ -290,34 +329,36 @@ def _advice(mode: str, phase: str, hand: list[dict[str, Any]], legal: list[str],
     if mode == "play":
         whys: list[str] = [h["why"] for h in hand if not h["playable"] and h["why"]]
         if leading and not whys:
-            return "You lead: play any card."
+            return _("You lead: play any card.")
         if whys:
-            return max(set(whys), key=whys.count) + "."
-        return "Play a highlighted card."
+            return say(max(set(whys), key=whys.count)) + "."
+        return _("Play a highlighted card.")
     if mode == "select":
         if len(legal) == 1 and legal[0].startswith("play "):
             cards = pretty_cards(legal[0].split()[1:])
-            return f"Only one play is possible: {cards}. It is selected for you: press Play."
+            return _("Only one play is possible: %(cards)s. It is selected for you: press Play.", cards=cards)
         if leading:
             if preset == "vidivellir":
-                return "You lead: select one card, or a pair, triple or quad of one rank, then press Play."
-            return "You lead: select one card, or several of one rank (keep one card back), then press Play."
+                return _("You lead: select one card, or a pair, triple or quad of one rank, then press Play.")
+            return _("You lead: select one card, or several of one rank (keep one card back), then press Play.")
         whys = [h["why"] for h in hand if h["why"]]
         if whys:
-            return max(set(whys), key=whys.count) + "."
-        return "Select the cards to play, then press Play."
+            return say(max(set(whys), key=whys.count)) + "."
+        return _("Select the cards to play, then press Play.")
     if mode == "exchange":
         n = exchange.get("max")
         if n is None:
-            return "Choose cards to swap with the stock, or keep your hand."
+            return _("Choose cards to swap with the stock, or keep your hand.")
         if n == 0:
-            return "There is nothing left to swap: keep your hand."
-        return (f"Choose up to {n} card{'s' if n != 1 else ''} to swap face down for new ones from the stock, "
-                "or keep your hand.")
+            return _("There is nothing left to swap: keep your hand.")
+        return ngettext("Choose up to %(num)d card to swap face down for new ones from the stock, or keep your hand.",
+                        "Choose up to %(num)d cards to swap face down for new ones from the stock, or keep your hand.",
+                        n)
     if mode == "rassi":
-        return RASSI_ADVICE.get(phase, "Swap your hand or keep it.")
+        advice = RASSI_ADVICE.get(phase, N_("Swap your hand or keep it."))
+        return _(advice)
     if mode == "watch" and phase == "play" and preset == "gurka-is" and len(hand) == 1:
-        return "This is your final card: you sit out while the others play on until everyone holds one."
+        return _("This is your final card: you sit out while the others play on until everyone holds one.")
     return ""
 
 
@@ -326,34 +367,40 @@ def status_line(ctx: dict[str, Any]) -> str:
     view = ctx.get("view")
     if view is None:
         if ctx.get("is_host"):
-            return "You are the host: start when everyone is here."
-        return "Waiting for the host to start the game."
+            return _("You are the host: start when everyone is here.")
+        return _("Waiting for the host to start the game.")
     if view.get("over"):
         ranking = view.get("ranking") or []
         if not ranking:
-            return "The game is over."
+            return _("The game is over.")
         names, scores = ctx.get("names") or [], view.get("scores") or []
         first = [s for s in ranking if scores[s] == scores[ranking[0]]]
-        who = " and ".join("you" if s == ctx.get("me") else names[s] for s in first)
         if len(first) > 1:
-            return f"The game is over: {who} share first place."
-        return f"The game is over: {'you win' if first[0] == ctx.get('me') else who + ' wins'}!"
+            said = [_("you") if s == ctx.get("me") else names[s] for s in first]
+            who = said[0]
+            for other in said[1:]:
+                who = _("%(first)s and %(second)s", first=who, second=other)
+            return _("The game is over: %(names)s share first place.", names=who)
+        if first[0] == ctx.get("me"):
+            return _("The game is over: you win!")
+        return _("The game is over: %(name)s wins!", name=names[first[0]])
     if ctx.get("my_turn"):
         if view["phase"] == "play":
             if ctx.get("leading"):
-                return "Your turn: lead."
+                return _("Your turn: lead.")
             sizes = {len(a.split()) - 1 for a in ctx.get("legal") or [] if a.startswith("play ")}
             k = sizes.pop() if len(sizes) == 1 else 1
-            return "Your turn: play a card." if k == 1 else f"Your turn: play {k} cards."
-        return {
-            "exchange": "Your turn: exchange cards or keep your hand.",
-            "rassi_free": "Your turn: free cards or keep your hand?",
-            "rassi_double": "Your turn: double or keep your hand?",
-            "rassi_redouble": "Your turn: redouble or keep your hand?",
-        }.get(view["phase"], "Your turn.")
+            return _("Your turn: play a card.") if k == 1 else _("Your turn: play %(n)s cards.", n=k)
+        asked = {
+            "exchange": N_("Your turn: exchange cards or keep your hand."),
+            "rassi_free": N_("Your turn: free cards or keep your hand?"),
+            "rassi_double": N_("Your turn: double or keep your hand?"),
+            "rassi_redouble": N_("Your turn: redouble or keep your hand?"),
+        }.get(view["phase"], N_("Your turn."))
+        return _(asked)
     name = ctx.get("to_act_name")
-    waiting = f"Waiting for {name}." if name else "Dealing…"
+    waiting = _("Waiting for %(name)s.", name=name) if name else _("Dealing…")
     me = ctx.get("me")
     if me is not None and me in (view.get("out") or []):
-        return f"You are out; the others play on. {waiting}"
+        return _("You are out; the others play on. %(waiting)s", waiting=waiting)
     return waiting

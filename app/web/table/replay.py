@@ -14,10 +14,12 @@ from fastapi.responses import HTMLResponse, Response
 from fastapi.templating import Jinja2Templates
 from sqlalchemy import Engine
 
+from app.i18n import N_
 from app.rooms import RoomManager
 from app.rooms.chat import REACT, SAY, ChatLine
 from app.rooms.replay import GameStory, Step, StoredEvent, build_stories
 from app.rules.cards import pretty_cards
+from app.rules.text import Text
 from app.store import rooms as store
 from app.store.db import session_scope
 from app.web.state import get_manager, get_templates
@@ -34,23 +36,27 @@ TemplatesDep = Annotated[Jinja2Templates, Depends(get_templates)]
 class ReplayText:
     """The replay page's sentences (one place, ready to be wrapped for translation)."""
 
-    no_game = "Nothing has been played at this table yet: there is no game to replay."
-    not_over = ("This game is still being played. Its replay opens once the game is over; "
-                "until then no hand is shown to anyone.")
-    no_such_game = "This table has no game with that number."
-    dealt = "The cards are dealt."
+    no_game = Text("Nothing has been played at this table yet: there is no game to replay.")
+    not_over = Text("This game is still being played. Its replay opens once the game is over; "
+                    "until then no hand is shown to anyone.")
+    no_such_game = Text("This table has no game with that number.")
+    dealt = Text("The cards are dealt.")
 
     @staticmethod
     def move(name: str, action: str) -> str:
         word, *cards = action.split()
         shown = pretty_cards(cards) if cards else ""
         if word == "play":
-            return f"{name} played {shown}."
+            return Text("%(name)s played %(cards)s.", name=name, cards=shown)
         if word == "exchange":
-            return f"{name} swapped {len(cards)} card{'s' if len(cards) != 1 else ''}." if cards \
-                else f"{name} kept their hand."
-        return {"free": f"{name} took free cards.", "double": f"{name} doubled.",
-                "redouble": f"{name} redoubled.", "pass": f"{name} kept their hand."}.get(word, f"{name}: {action}.")
+            if not cards:
+                return Text("%(name)s kept their hand.", name=name)
+            if len(cards) == 1:
+                return Text("%(name)s swapped %(n)s card.", name=name, n=1)
+            return Text("%(name)s swapped %(n)s cards.", name=name, n=len(cards))
+        said = {"free": Text("%(name)s took free cards.", name=name), "double": Text("%(name)s doubled.", name=name),
+                "redouble": Text("%(name)s redoubled.", name=name), "pass": Text("%(name)s kept their hand.", name=name)}
+        return said.get(word, Text("%(name)s: %(action)s.", name=name, action=action))
 
 
 def _load(db: Engine, room_id: int) -> list[StoredEvent]:
@@ -113,7 +119,7 @@ async def replay_page(request: Request, slug: str, manager: ManagerDep, template
                       game: str | None = None, step: str | None = None) -> Response:
     room = manager.get(slug) if len(slug) <= 64 else None
     if room is None:
-        raise HTTPException(404, "No such room: check the link.")
+        raise HTTPException(404, N_("No such room: check the link."))
     events = await asyncio.to_thread(_load, manager.db, room.id)
     chat = await asyncio.to_thread(manager.load_chat, room.id)
     stories = build_stories(room.preset, room.options, events)

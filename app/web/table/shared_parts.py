@@ -21,6 +21,7 @@ from typing import Any
 from fastapi.templating import Jinja2Templates
 from markupsafe import Markup
 
+from app.i18n import _
 from app.rooms.room import LiveRoom
 from app.web.table.render import table_context
 from app.web.table.score_sheet import score_rows
@@ -61,7 +62,8 @@ class SharedPartsCache:
         )
         self.renders = 0  # how many times parts were rendered (tests and the bench look)
 
-    def get(self, room: LiveRoom, lang: str = "en") -> SharedParts:
+    def get(self, room: LiveRoom, lang: str) -> SharedParts:
+        """`room`'s shared parts in `lang` (rendered in the current language: the caller's)."""
         key = state_key(room)
         entry = self._rooms.get(room)
         if entry is None or entry[0] != key:
@@ -69,7 +71,7 @@ class SharedPartsCache:
             self._rooms[room] = entry
         parts = entry[1].get(lang)
         if parts is None:
-            parts = entry[1][lang] = render_shared(self.templates, room, lang)
+            parts = entry[1][lang] = render_shared(self.templates, room)
             self.renders += 1
         return parts
 
@@ -82,10 +84,9 @@ def public_context(room: LiveRoom) -> dict[str, Any]:
     return ctx
 
 
-def render_shared(templates: Jinja2Templates, room: LiveRoom, lang: str = "en") -> SharedParts:
-    """Render the shared parts from public information only (`lang`: for the translations)."""
+def render_shared(templates: Jinja2Templates, room: LiveRoom) -> SharedParts:
+    """Render the shared parts from public information only, in the current language."""
     ctx = public_context(room)
-    ctx["lang"] = lang
     module: Any = templates.env.get_template(TEMPLATE).make_module(ctx)
     view: dict[str, Any] | None = ctx["view"]
     empty = Markup("")
@@ -97,8 +98,8 @@ def render_shared(templates: Jinja2Templates, room: LiveRoom, lang: str = "en") 
     return SharedParts(
         stats={s["seat"]: Markup(module.seat_stats(s)) for s in ctx["seats"] if not s["empty"] and "score" in s},
         trick=Markup(module.plays_list(trick)) if trick.get("plays") else empty,
-        last_trick=Markup(module.plays_list(last, took="took it")) if last else empty,
-        last_trick_small=Markup(module.plays_list(last, "tiny", "took it")) if last else empty,
+        last_trick=Markup(module.plays_list(last, took=_("took it"))) if last else empty,
+        last_trick_small=Markup(module.plays_list(last, "tiny", _("took it"))) if last else empty,
         finals=Markup(module.final_cards(last_deal)) if last_deal else empty,
         score_sheet=Markup(module.score_sheet_part()) if ctx["score_sheet"] else empty,
     )

@@ -34,6 +34,7 @@ def chat_context(room: LiveRoom, seat: int | None) -> dict[str, Any]:
     chat = room.chat
     me = seat if seat is not None and seat in room.seats else None
     may_talk = chat.may_talk(me)
+    closed: str
     if me is None and not may_talk:
         closed = ChatText.spectators_closed
     elif not may_talk:

@@ -14,6 +14,7 @@ import logging
 from fastapi import APIRouter, FastAPI, WebSocket
 from starlette.websockets import WebSocketDisconnect
 
+from app.i18n import current_language
 from app.rooms.hub import Connection
 from app.rooms.room import MAX_FRAME
 from app.rooms.tokens import hash_token
@@ -71,7 +72,7 @@ async def room_socket(websocket: WebSocket, slug: str) -> None:
         token = seat_token(websocket, slug)
         await websocket.accept()
         conn = Connection(websocket.send_text, lambda code: websocket.close(code=code),
-                          token_hash=hash_token(token) if token else None)
+                          token_hash=hash_token(token) if token else None, lang=current_language())
         room.attach(conn)
         room.schedule_bot()
         budgets = {
