@@ -49,18 +49,16 @@ def open_personal_link(request: Request, secret: str) -> Response:
 
 
 @router.post("/me/forget")
-async def forget_device(request: Request) -> Response:
+def forget_device(request: Request, _form: auth.CsrfForm) -> Response:
     """This device stops remembering its member."""
-    await auth.check_csrf(request)
     response = redirect("/club", request)
     identity.forget(request, response)
     return response
 
 
 @router.post("/members/{member_id}/link", response_class=HTMLResponse)
-async def make_personal_link(request: Request, member_id: int) -> Response:
+def make_personal_link(request: Request, member_id: int, form: auth.CsrfForm) -> Response:
     """An elder makes a member's personal link (a new one replaces the old: devices forget)."""
-    form = await auth.check_csrf(request)
     require_elder(request)
     forget_only = form.get("action") == "forget"
     secret, hashed = identity.new_link_secret()

@@ -20,7 +20,7 @@ from typing import Any, cast
 
 from fastapi import FastAPI
 
-from app.club import RoundResult
+from app.club import Night, RoundResult
 from app.rooms import LiveRoom, Refused, RoomManager
 from app.store import club as store
 from app.store.db import session_scope
@@ -83,7 +83,7 @@ def install(app: FastAPI) -> None:
     table_flow.install(app)
 
     async def on_game_over(room: LiveRoom) -> None:
-        night_id = night_of_room(app, room.slug)
+        night_id = await asyncio.to_thread(night_of_room, app, room.slug)
         if night_id is not None:
             await advance(app, night_id)
 
@@ -92,13 +92,16 @@ def install(app: FastAPI) -> None:
 
 async def catch_up(app: FastAPI) -> None:
     """At start: every open online night records what its rooms finished and opens what is due."""
-    with session_scope(app.state.engine) as session:
-        ids = [n.id for n in store.list_nights(session, status="open") if n.mode == "online"]
-    for night_id in ids:
+    for night_id in await asyncio.to_thread(_open_online_nights, app):
         try:
-            await advance(app, night_id)  # type: ignore[arg-type]
+            await advance(app, night_id)
         except Exception:
             log.exception("night %s: could not catch up with its rooms", night_id)
+
+
+def _open_online_nights(app: FastAPI) -> list[int]:
+    with session_scope(app.state.engine) as session:
+        return [n.id for n in store.list_nights(session, status="open") if n.mode == "online" and n.id is not None]
 
 
 def night_of_room(app: FastAPI, slug: str) -> int | None:
@@ -126,16 +129,12 @@ async def advance(app: FastAPI, night_id: int) -> None:
 
 
 async def _step(app: FastAPI, night_id: int) -> bool:
-    """One pass; True if a result was recorded (so the night may have moved on)."""
-    engine = app.state.engine
-    with session_scope(engine) as session:
-        loaded = cn.load(session, night_id=night_id)
-        if loaded is None:
-            return False
-        row, _results, night = loaded
-        if row.mode != "online" or row.status != "open":
-            return False
-        rooms: dict[str, Any] = dict(row.state.get("rooms", {}))
+    """One pass; True if a result was recorded (so the night may have moved on). The database
+    work runs in worker threads; the rooms are read here, on the event loop."""
+    loaded = await asyncio.to_thread(_open_online_night, app, night_id)
+    if loaded is None:
+        return False
+    night, rooms = loaded
     manager = manager_of(app)
     if night.phase in ("base", "finals"):
         stage, number = night.stage, night.current.number
@@ -152,7 +151,8 @@ async def _step(app: FastAPI, night_id: int) -> bool:
                 continue
             assert room is not None
             result = result_from_game(room.game, chairs)
-            if _record(app, night_id, stage=stage, number=number, table=table, result=result):
+            if await asyncio.to_thread(_record, app, night_id, stage=stage, number=number, table=table,
+                                       result=result):
                 return True
     elif night.phase == "playoff":
         stage = night.stage
@@ -172,7 +172,8 @@ async def _step(app: FastAPI, night_id: int) -> bool:
             if not _finished(room, len(group)):
                 continue
             assert room is not None
-            if _record_playoff(app, night_id, stage=stage, order=playoff_order(room.game, entry["players"])):
+            order = playoff_order(room.game, entry["players"])
+            if await asyncio.to_thread(_record_playoff, app, night_id, stage=stage, order=order):
                 return True
     return False
 
@@ -181,29 +182,53 @@ async def _open(app: FastAPI, manager: RoomManager, night_id: int, rooms: dict[s
                 players: list[str], dealer: int) -> None:
     """A table's room, seated in chair order with its first dealer; remembered in the night (and
     in `rooms`, the caller's copy of the night's rooms)."""
-    with session_scope(app.state.engine) as session:
-        night_row = store.get_night(session, night_id=night_id)
-        turn_seconds = night_row.turn_seconds if night_row is not None else DEFAULT_TURN_SECONDS
+    turn_seconds = await asyncio.to_thread(_turn_seconds, app, night_id)
     try:
         room = await manager.create_table(preset=PRESET, options={}, names=players, dealer=dealer,
                                           turn_seconds=turn_seconds)
     except Refused:
         log.exception("night %s: could not open the room for %s", night_id, key)
         return
+    entry = await asyncio.to_thread(_remember_room, app, night_id, key, players, dealer, room.slug)
+    if entry is not None:
+        rooms[key] = entry
+
+
+def _open_online_night(app: FastAPI, night_id: int) -> tuple[Night, dict[str, Any]] | None:
+    """The night and its rooms, if it is an open online night."""
+    with session_scope(app.state.engine) as session:
+        loaded = cn.load(session, night_id=night_id)
+        if loaded is None:
+            return None
+        row, _results, night = loaded
+        if row.mode != "online" or row.status != "open":
+            return None
+        return night, dict(row.state.get("rooms", {}))
+
+
+def _turn_seconds(app: FastAPI, night_id: int) -> float:
+    with session_scope(app.state.engine) as session:
+        night_row = store.get_night(session, night_id=night_id)
+        return night_row.turn_seconds if night_row is not None else DEFAULT_TURN_SECONDS
+
+
+def _remember_room(app: FastAPI, night_id: int, key: str, players: list[str], dealer: int,
+                   slug: str) -> dict[str, Any] | None:
+    """Keep the table's new room with the night; None if another process opened it meanwhile."""
     with session_scope(app.state.engine) as session:
         fresh = store.get_night(session, night_id=night_id)
         if fresh is None:
-            return
+            return None
         theirs = fresh.state.get("rooms", {}).get(key)
         if theirs and theirs.get("players") == players and theirs.get("dealer") == dealer:
             log.warning("night %s: %s was opened meanwhile (another process); room %s unused",
-                        night_id, key, room.slug)
-            return
-        entry = {"slug": room.slug, "players": players, "dealer": dealer}
+                        night_id, key, slug)
+            return None
+        entry = {"slug": slug, "players": players, "dealer": dealer}
         stored = {**fresh.state.get("rooms", {}), key: entry}
         store.save_night_state(session, night_id=night_id, state={**fresh.state, "rooms": stored},
                                status=fresh.status, winner=fresh.winner)
-    rooms[key] = entry
+    return entry
 
 
 def _record(app: FastAPI, night_id: int, *, stage: str, number: int, table: str, result: RoundResult) -> bool:
@@ -282,15 +307,19 @@ def wish_bots(app: FastAPI, night_id: int, key: str) -> bool:
 
 async def apply_bot_wishes(app: FastAPI, night_id: int) -> None:
     """Start carrying out every wished-for table whose room is still playing."""
-    with session_scope(app.state.engine) as session:
-        row = store.get_night(session, night_id=night_id)
-        if row is None:
-            return
-        slugs = [e["slug"] for k in row.state.get("bots", []) if (e := room_entry(row, k)) is not None]
+    slugs = await asyncio.to_thread(_wished_slugs, app, night_id)
     tasks = _bot_tasks(app)
     for slug in slugs:
         if slug not in tasks or tasks[slug].done():
             tasks[slug] = asyncio.create_task(bots_when_allowed(app, slug))
+
+
+def _wished_slugs(app: FastAPI, night_id: int) -> list[str]:
+    with session_scope(app.state.engine) as session:
+        row = store.get_night(session, night_id=night_id)
+        if row is None:
+            return []
+        return [e["slug"] for k in row.state.get("bots", []) if (e := room_entry(row, k)) is not None]
 
 
 def _bot_tasks(app: FastAPI) -> dict[str, asyncio.Task[None]]:

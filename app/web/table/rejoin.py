@@ -35,15 +35,15 @@ def rejoin_throttle(request: Request) -> Throttle:
 
 
 @router.get("/r/{slug}/rejoin")
-def rejoin_link(request: Request, slug: str, manager: ManagerDep, templates: TemplatesDep,
-                code: str = "") -> Response:
-    room = _room_or_404(manager, slug)
+async def rejoin_link(request: Request, slug: str, manager: ManagerDep, templates: TemplatesDep,
+                      code: str = "") -> Response:
+    room = await _room_or_404(manager, slug)
     return room_response(request, templates, room, prefill=clean_code(code))
 
 
 @router.post("/r/{slug}/rejoin")
 async def rejoin(request: Request, slug: str, manager: ManagerDep, templates: TemplatesDep) -> Response:
-    room = _room_or_404(manager, slug)
+    room = await _room_or_404(manager, slug)
     form = await request.form()
     code = clean_code(str(form.get("code", ""))[:40])
     throttle = rejoin_throttle(request)

@@ -19,7 +19,7 @@ from app.rooms.room import MAX_FRAME
 from app.rooms.tokens import hash_token
 from app.web.shared.security import origin_allowed, seat_token
 from app.web.shared.ws_budgets import ConnectionCaps, MessageBudget
-from app.web.state import manager_of
+from app.web.state import find_room, manager_of
 
 log = logging.getLogger("gurka.web.ws")
 router = APIRouter(tags=["room websocket"])
@@ -55,7 +55,7 @@ async def room_socket(websocket: WebSocket, slug: str) -> None:
         await websocket.close(code=1008, reason="origin not allowed")
         return
     manager = manager_of(websocket.app)
-    room = manager.get(slug) if len(slug) <= 64 else None
+    room = await find_room(manager, slug)
     if room is None:
         await websocket.close(code=1008, reason="no such room")
         return
