@@ -14,7 +14,8 @@ resident memory (VmRSS in /proc/PID/status) and its open sockets (/proc/PID/fd):
 - with them: all N connected;
 - after pushes: the room made `--pushes` moves while they sat there (each move is a table
   pushed to every socket; a reader that does not keep up must be dropped, not buffered);
-- after: every spectator has closed its socket and the server has closed its side.
+- after: every spectator has closed its socket and the server has closed its side
+  (with `--rounds N`, the whole round N times: the memory is reused, not grown).
 
 It prints KB per connection ((with them - before) / N, and the peak / N) and how much of the
 added memory came back. The aims (issue 11): under 100 KB per connection, and memory returned
@@ -250,6 +251,39 @@ async def measure(pid: int, port: int, args: argparse.Namespace) -> dict[str, An
     sockets_before = open_sockets(pid)
     before = await settle(pid)
 
+    rounds = [await one_round(pid, port, slug, honest, args, sockets_before) for _ in range(args.rounds)]
+    await ws.close()
+    honest.task.cancel()
+
+    first = rounds[0]
+    n = args.spectators
+    added = first["with"] - before
+    top = max(first["peak"], first["after_pushes"])
+    grown = top - before
+    return {
+        "spectators": n,
+        "pushes": args.pushes,
+        "rss_before_kb": before,
+        "rss_with_kb": first["with"],
+        "rss_after_pushes_kb": first["after_pushes"],
+        "rss_peak_kb": first["peak"],
+        "rss_after_kb": first["after"],
+        "rss_after_each_round_kb": [r["after"] for r in rounds],
+        "kb_per_connection": round(added / n, 1),
+        "kb_per_connection_peak": round(grown / n, 1),
+        "returned_kb": top - first["after"],
+        "returned_share": round((top - first["after"]) / grown, 2) if grown > 0 else 1.0,
+        "left_over_kb": first["after"] - before,
+        "sockets": {"before": sockets_before, "with": first["sockets_with"],
+                    "after_pushes": first["sockets_after_pushes"], "after": first["sockets_after"]},
+        "honest_tables_during_pushes": first["honest_tables"],
+        "ms_per_push": first["ms_per_push"],
+    }
+
+
+async def one_round(pid: int, port: int, slug: str, honest: HonestReader, args: argparse.Namespace,
+                    sockets_before: int) -> dict[str, Any]:
+    """Connect the silent spectators, push while they sit there, let them go; the figures."""
     spectators = []
     for _ in range(args.spectators):
         spectators.append(await asyncio.to_thread(silent_spectator, port, f"/r/{slug}/ws"))
@@ -273,32 +307,12 @@ async def measure(pid: int, port: int, args: argparse.Namespace) -> dict[str, An
     while open_sockets(pid) > sockets_before and time.monotonic() < deadline:
         await asyncio.sleep(0.1)
     await honest.push()  # the room still moves, and its reader still reads
+    await asyncio.sleep(2.0)  # the server trims its heap a moment after a burst of closed sockets
     after = await settle(pid, 3.0)
-    sockets_after = open_sockets(pid)
-    await ws.close()
-    honest.task.cancel()
-
-    n = args.spectators
-    added = with_them - before
-    grown = max(peak, after_pushes) - before
-    return {
-        "spectators": n,
-        "pushes": args.pushes,
-        "rss_before_kb": before,
-        "rss_with_kb": with_them,
-        "rss_after_pushes_kb": after_pushes,
-        "rss_peak_kb": peak,
-        "rss_after_kb": after,
-        "kb_per_connection": round(added / n, 1),
-        "kb_per_connection_peak": round(grown / n, 1),
-        "returned_kb": max(peak, after_pushes) - after,
-        "returned_share": round((max(peak, after_pushes) - after) / grown, 2) if grown > 0 else 1.0,
-        "left_over_kb": after - before,
-        "sockets": {"before": sockets_before, "with": sockets_with, "after_pushes": sockets_after_pushes,
-                    "after": sockets_after},
-        "honest_tables_during_pushes": honest.tables - tables_before_pushes,
-        "ms_per_push": round(push_ms, 1),
-    }
+    return {"with": with_them, "peak": peak, "after_pushes": after_pushes, "after": after,
+            "sockets_with": sockets_with, "sockets_after_pushes": sockets_after_pushes,
+            "sockets_after": open_sockets(pid), "honest_tables": honest.tables - tables_before_pushes,
+            "ms_per_push": round(push_ms, 1)}
 
 
 def show(result: dict[str, Any]) -> None:
@@ -313,6 +327,9 @@ def show(result: dict[str, Any]) -> None:
           f"{result['kb_per_connection_peak']:.1f} KB at the peak (aim: under 100)")
     print(f"  returned                 {result['returned_kb'] / 1024:8.1f} MB "
           f"({result['returned_share']:.0%} of what they took); left over {result['left_over_kb'] / 1024:.1f} MB")
+    if len(result["rss_after_each_round_kb"]) > 1:
+        rounds = ", ".join(f"{kb / 1024:.1f}" for kb in result["rss_after_each_round_kb"])
+        print(f"  after each round         {rounds} MB (memory reused, not grown)")
     print(f"  honest reader            {result['honest_tables_during_pushes']} tables during "
           f"{result['pushes']} pushes, {result['ms_per_push']:.1f} ms per push")
 
@@ -321,10 +338,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--spectators", type=int, default=300, help="never-reading sockets (default 300)")
     parser.add_argument("--pushes", type=int, default=30, help="moves made while they are connected (default 30)")
+    parser.add_argument("--rounds", type=int, default=1, help="connect, push, leave this many times (default 1)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args()
-    if not 1 <= args.spectators <= 20_000 or not 0 <= args.pushes <= 10_000:
-        raise SystemExit("--spectators 1..20000, --pushes 0..10000")
+    if not 1 <= args.spectators <= 20_000 or not 0 <= args.pushes <= 10_000 or not 1 <= args.rounds <= 20:
+        raise SystemExit("--spectators 1..20000, --pushes 0..10000, --rounds 1..20")
     result = asyncio.run(run(args))
     print(json.dumps(result, indent=2) if args.json else "", end="\n" if args.json else "")
     if not args.json:

@@ -90,6 +90,7 @@ class Connection:
         self._let_go()
         if self._task is not None:
             self._task.cancel()
+            self._task = None  # a cancelled task keeps its traceback: no cycle back to us
         with contextlib.suppress(RuntimeError):
             asyncio.get_running_loop().create_task(self._safe_close(code))
 
@@ -99,8 +100,14 @@ class Connection:
         self.gone.set()
 
     async def _safe_close(self, code: int) -> None:
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(self._close(code), CLOSE_WAIT)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._close_quietly(code), CLOSE_WAIT)
+
+    async def _close_quietly(self, code: int) -> None:
+        """The socket's own close; its failure ends here (a failed task would hold its traceback,
+        and with it this connection, until a full garbage collection)."""
+        with contextlib.suppress(Exception):  # the socket is gone already
+            await self._close(code)
 
     async def _writer(self) -> None:
         try:
@@ -119,7 +126,8 @@ class Connection:
 
     async def stop(self) -> None:
         self._let_go()
-        if self._task is not None:
-            self._task.cancel()
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
             with contextlib.suppress(BaseException):
-                await self._task
+                await task

@@ -5,7 +5,9 @@ hub recognises is the one rooms really send."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
+import weakref
 
 from app.rooms import RoomManager
 from app.rooms.hub import TABLE_FRAME, Connection
@@ -85,3 +87,34 @@ async def test_the_hub_recognises_the_table_frames_rooms_send(manager: RoomManag
     assert room.table_frame(None).startswith(TABLE_FRAME)
     assert room.table_frame(0).startswith(TABLE_FRAME)
     assert not room.notice_frame("hello").startswith(TABLE_FRAME)
+
+
+async def test_a_connection_that_is_done_is_freed_at_once_without_the_garbage_collector() -> None:
+    """No reference cycle keeps a dropped or stopped connection (and the socket objects it holds)
+    alive until a full collection, which with the app's thresholds may be a long time away."""
+
+    async def failing_close(code: int) -> None:
+        raise RuntimeError("the socket is gone")
+
+    gc.disable()
+    try:
+        refs = []
+        for ending in ("drop", "stop"):
+            client = Stuck()
+            conn = Connection(client.send, failing_close, token_hash=None)
+            conn.start()
+            conn.offer(table(1))
+            await asyncio.sleep(0)  # stuck sending
+            conn.offer(table(2))
+            if ending == "drop":
+                conn.drop(code=1013)
+            else:
+                await conn.stop()
+            for _ in range(5):
+                await asyncio.sleep(0)  # the writer's cancellation and the failed close run
+            refs.append(weakref.ref(conn))
+            del conn, client
+        await asyncio.sleep(0.01)
+        assert [r() for r in refs] == [None, None]
+    finally:
+        gc.enable()

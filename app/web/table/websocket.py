@@ -49,6 +49,14 @@ def memory_of(app: FastAPI) -> MemoryReturn:
     return found
 
 
+async def _close_quietly(websocket: WebSocket) -> None:
+    """Close the socket if it is still open. A failure ends here: raised through `wait_for`, it
+    would tie this handler's frames (and the connection's objects) into a reference cycle that
+    only a full garbage collection frees."""
+    with contextlib.suppress(Exception):  # closed already, by either side
+        await websocket.close()
+
+
 def _decode(raw: bytes) -> str | bytes:
     if len(raw) > MAX_FRAME:
         return raw  # handle() refuses it by size
@@ -62,11 +70,10 @@ async def _serve_until_gone(websocket: WebSocket, room: LiveRoom, conn: Connecti
     """Serve the socket's messages until it disconnects, or the hub drops it (a reader that fell
     behind): then the handler ends at once, even though a silent client never sends again."""
     serving = asyncio.ensure_future(_serve(websocket, room, conn))
-    gone = asyncio.ensure_future(conn.gone.wait())
+    serving.add_done_callback(lambda _: conn.gone.set())  # one wait for both ends
     try:
-        await asyncio.wait({serving, gone}, return_when=asyncio.FIRST_COMPLETED)
+        await conn.gone.wait()
     finally:
-        gone.cancel()
         if not serving.done():
             serving.cancel()
     if serving.done() and not serving.cancelled():
@@ -135,5 +142,5 @@ async def room_socket(websocket: WebSocket, slug: str) -> None:
             room.detach(conn)
             await conn.stop()
             memory_of(websocket.app).socket_closed()
-        with contextlib.suppress(Exception):  # a reader that never reads cannot take it: bounded
-            await asyncio.wait_for(websocket.close(), CLOSE_WAIT)
+        with contextlib.suppress(TimeoutError):  # a reader that never reads cannot take it: bounded
+            await asyncio.wait_for(_close_quietly(websocket), CLOSE_WAIT)
