@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+import threading
 from typing import Any, cast
 
 from fastapi import FastAPI
@@ -29,6 +30,9 @@ from app.web.club import table_flow
 from app.web.state import manager_of
 
 log = logging.getLogger("gurka.club.online")
+# One night's state is read, changed and written back by several threads of this process (a
+# table's result, a new room, an elder's wish for bots): one at a time, so none undoes another.
+_NIGHT_WRITES = threading.Lock()
 
 PRESET = "gurka-night"
 DEFAULT_TURN_SECONDS = 60
@@ -215,7 +219,7 @@ def _turn_seconds(app: FastAPI, night_id: int) -> float:
 def _remember_room(app: FastAPI, night_id: int, key: str, players: list[str], dealer: int,
                    slug: str) -> dict[str, Any] | None:
     """Keep the table's new room with the night; None if another process opened it meanwhile."""
-    with session_scope(app.state.engine) as session:
+    with _NIGHT_WRITES, session_scope(app.state.engine) as session:
         fresh = store.get_night(session, night_id=night_id)
         if fresh is None:
             return None
@@ -232,7 +236,7 @@ def _remember_room(app: FastAPI, night_id: int, key: str, players: list[str], de
 
 
 def _record(app: FastAPI, night_id: int, *, stage: str, number: int, table: str, result: RoundResult) -> bool:
-    with session_scope(app.state.engine) as session:
+    with _NIGHT_WRITES, session_scope(app.state.engine) as session:
         loaded = cn.load(session, night_id=night_id)
         if loaded is None:
             return False
@@ -248,7 +252,7 @@ def _record(app: FastAPI, night_id: int, *, stage: str, number: int, table: str,
 
 
 def _record_playoff(app: FastAPI, night_id: int, *, stage: str, order: list[str]) -> bool:
-    with session_scope(app.state.engine) as session:
+    with _NIGHT_WRITES, session_scope(app.state.engine) as session:
         loaded = cn.load(session, night_id=night_id)
         if loaded is None:
             return False
@@ -294,7 +298,7 @@ async def issue_seat(app: FastAPI, row: store.Night, key: str, chair: int) -> tu
 def wish_bots(app: FastAPI, night_id: int, key: str) -> bool:
     """Record an elder's wish that bots play the absent seats of a table (kept across restarts
     in `nights.state["bots"]`). False if there is no such table."""
-    with session_scope(app.state.engine) as session:
+    with _NIGHT_WRITES, session_scope(app.state.engine) as session:
         row = store.get_night(session, night_id=night_id)
         if row is None or room_entry(row, key) is None:
             return False
