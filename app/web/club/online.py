@@ -27,7 +27,7 @@ from app.store import club as store
 from app.store.db import session_scope
 from app.web.club import night_data as cn
 from app.web.club import table_flow
-from app.web.state import manager_of
+from app.web.state import find_room, manager_of
 
 log = logging.getLogger("gurka.club.online")
 # One night's state is read, changed and written back by several threads of this process (a
@@ -150,7 +150,7 @@ async def _step(app: FastAPI, night_id: int) -> bool:
             if entry is None or entry.get("players") != chairs or entry.get("dealer") != dealer:
                 await _open(app, manager, night_id, rooms, key, chairs, dealer)
                 continue
-            room = manager.get(entry["slug"])
+            room = await find_room(manager, entry["slug"])
             if not _finished(room, len(chairs)):
                 continue
             assert room is not None
@@ -172,7 +172,7 @@ async def _step(app: FastAPI, night_id: int) -> bool:
             if entry is None:
                 await _open(app, manager, night_id, rooms, key, list(group), secrets.randbelow(len(group)))
                 continue
-            room = manager.get(entry["slug"])
+            room = await find_room(manager, entry["slug"])
             if not _finished(room, len(group)):
                 continue
             assert room is not None
@@ -282,7 +282,7 @@ async def issue_seat(app: FastAPI, row: store.Night, key: str, chair: int) -> tu
     entry = room_entry(row, key)
     if entry is None or not 0 <= chair < len(entry.get("players", [])):
         return None
-    room = manager_of(app).get(entry["slug"])
+    room = await find_room(manager_of(app), entry["slug"])
     if room is None or chair not in room.seats:
         return None
     try:
@@ -342,7 +342,7 @@ async def bots_when_allowed(app: FastAPI, slug: str) -> None:
     or the game is over."""
     manager = manager_of(app)
     while True:
-        room = manager.get(slug)
+        room = await find_room(manager, slug)
         if room is None or room.status == "over":
             return
         waiting = False

@@ -181,7 +181,7 @@ def _apply(app: FastAPI, fresh: dict[str, TablePanel]) -> None:
             continue
         before = panels.get(slug)
         panels[slug] = panel
-        room = manager.get(slug)
+        room = manager.rooms.get(slug)  # only rooms this process serves have sockets to push to
         if room is None:
             continue
         room.publish()
