@@ -91,3 +91,18 @@ def test_a_password_change_ends_old_sessions_but_not_the_changers(client) -> Non
     client.cookies.clear()
     assert _login(client, "Elsa", PASSWORD).status_code == 401
     assert _login(client, "Elsa", "a-new-password-2").status_code == 303
+
+
+def test_setup_after_the_first_elder_hashes_nothing(client, monkeypatch) -> None:
+    """Once the club has an elder, POST /club/setup is refused before any argon2 work, so it
+    cannot be used to keep a core busy hashing."""
+    from app.web.club import auth
+
+    become_elder(client, "Elsa")
+    hashed: list[str] = []
+    monkeypatch.setattr(auth, "hash_password", lambda password: hashed.append(password) or "x")
+    csrf = token(client, "/club")
+    response = client.post("/club/setup", data={"csrf": csrf, "name": "Mallory", "password": "p" * 12,
+                                                 "password2": "p" * 12}, follow_redirects=False)
+    assert response.status_code == 303 and response.headers["location"] == "/club/login"
+    assert hashed == []

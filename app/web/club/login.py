@@ -26,12 +26,20 @@ def setup_form(request: Request) -> Response:
 
 @router.post("/setup", response_class=HTMLResponse)
 async def setup_submit(request: Request, form: auth.CsrfForm) -> Response:
-    """argon2 runs under the hashing limit, the database work in a worker thread."""
+    """argon2 runs under the hashing limit (and only while the club has no elder), the database
+    work in a worker thread."""
+    if await asyncio.to_thread(_has_elders, request):
+        return redirect("/club/login", request)
     name = clean_name(form.get("name"))  # type: ignore[arg-type]
     password = str(form.get("password") or "")
     errors = _password_errors(name, password, str(form.get("password2") or ""))
     password_hash = "" if errors else await elder_login.hash_password(request, password)
     return await asyncio.to_thread(_set_up, request, name, password_hash, errors)
+
+
+def _has_elders(request: Request) -> bool:
+    with session_scope(db_engine(request)) as session:
+        return bool(store.count_elders(session))
 
 
 def _set_up(request: Request, name: str, password_hash: str, errors: list[str]) -> Response:
