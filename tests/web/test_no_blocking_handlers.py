@@ -74,6 +74,21 @@ def test_no_async_function_in_app_web_opens_a_session_or_hashes_a_password() -> 
     assert hits == [], "blocking work on the event loop:\n" + "\n".join(hits)
 
 
+LIVE_ROOM_READS = {"room_response", "_room_or_404", "find_room", "table_context", "chat_context"}
+
+
+def test_no_plain_def_route_reads_a_live_room() -> None:
+    """A plain `def` route runs in a worker thread; the live rooms change only on the event loop,
+    so a page drawn from a room in a thread could show a half-applied move."""
+    hits = []
+    for path in sorted(WEB.rglob("*.py")):
+        for route in route_functions(path.read_text()):
+            if isinstance(route, ast.FunctionDef):
+                calls = {_called_name(n) for n in ast.walk(route) if isinstance(n, ast.Call)}
+                hits += [f"{path.relative_to(WEB)}: {route.name}() calls {name}(" for name in calls & LIVE_ROOM_READS]
+    assert hits == [], "\n".join(sorted(hits))
+
+
 def test_the_check_sees_routes_and_catches_a_session_in_an_async_handler() -> None:
     total = sum(len(route_functions(p.read_text())) for p in WEB.rglob("*.py"))
     assert total > 40  # it finds the app's routes
