@@ -799,6 +799,7 @@ def main() -> None:
                         "is created on it for the run and dropped after; default: SQLite in a temporary directory")
     parser.add_argument("--only", help=f"comma-separated findings: {','.join(f.key for f in FINDINGS)}")
     parser.add_argument("--json", action="store_true", help="print the results as a JSON list")
+    parser.add_argument("--log", type=Path, help="keep the server's log (stdout and stderr) in this file")
     args = parser.parse_args()
     chosen = FINDINGS
     if args.only:
@@ -823,6 +824,8 @@ def main() -> None:
             finally:
                 server.stop()
                 log = server.log.read_text(errors="replace")
+                if args.log:
+                    args.log.write_text(log)
         finally:
             database.drop()
     tracebacks = log.count("Traceback")
