@@ -735,19 +735,25 @@ async def spectators(run: Run) -> Result:
         result.done = "needs bench/idle_spectators.py (on branch rest), which measures it"
         result.observed = "not run on this branch"
         return result
-    args = argparse.Namespace(spectators=300, pushes=30, rounds=1, json=True)
-    figures = await idle_spectators.run(args)  # its own server: the caps lifted so all 300 get in
-    before, with_them, after = (figures["rss_before_kb"] / 1024, figures["rss_with_kb"] / 1024,
-                                figures["rss_after_kb"] / 1024)
+    args = argparse.Namespace(spectators=300, pushes=30, rounds=3, json=True)
+    figures = await idle_spectators.run(args)  # its own server (SQLite): the caps lifted so all 300 get in
+    mb = {k: figures[k] / 1024 for k in ("rss_before_kb", "rss_with_kb", "rss_peak_kb", "rss_after_kb")}
+    rounds = [kb / 1024 for kb in figures["rss_after_each_round_kb"]]
+    one_round = max(mb["rss_peak_kb"], figures["rss_after_pushes_kb"] / 1024) - mb["rss_before_kb"]
+    grown = rounds[-1] - rounds[0]
     result.done = ("bench/idle_spectators.py: 300 raw sockets that never read join one room (caps lifted), "
-                   "30 pushes, then they go")
-    result.observed = (f"RSS before {before:.1f} MB, with them {with_them:.1f} MB, peak "
-                       f"{figures['rss_peak_kb'] / 1024:.1f} MB, after {after:.1f} MB; "
-                       f"{figures['kb_per_connection_peak']:.0f} KB per connection at the peak, "
-                       f"{figures['returned_share']:.0%} returned; honest reader got "
-                       f"{figures['honest_tables_during_pushes']} tables in {figures['pushes']} pushes")
-    ok = (figures["kb_per_connection_peak"] < 100 and figures["returned_share"] >= 0.75
-          and figures["honest_tables_during_pushes"] >= figures["pushes"])
+                   "30 pushes, then they go; 3 rounds")
+    result.observed = (f"RSS before {mb['rss_before_kb']:.1f} MB, with them {mb['rss_with_kb']:.1f} MB, peak "
+                       f"{mb['rss_peak_kb']:.1f} MB, after {mb['rss_after_kb']:.1f} MB "
+                       f"({figures['returned_share']:.0%} returned); after each round "
+                       f"{', '.join(f'{r:.1f}' for r in rounds)} MB (grew {grown:+.1f} MB over the rounds "
+                       f"against {one_round:.1f} MB a round uses); {figures['kb_per_connection_peak']:.0f} KB per "
+                       f"connection at the peak; honest reader got {figures['honest_tables_during_pushes']} tables "
+                       f"in {figures['pushes']} pushes")
+    # Held memory would add a round's worth each round; reused memory stays put. And some of it
+    # must go back to the system when they go (the issue: "a room's memory returned").
+    ok = (figures["kb_per_connection_peak"] < 100 and grown < 0.5 * one_round
+          and figures["returned_share"] >= 0.2 and figures["honest_tables_during_pushes"] >= figures["pushes"])
     result.verdict = "PASS" if ok else "FAIL"
     return result
 
