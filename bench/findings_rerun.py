@@ -77,8 +77,8 @@ class Result:
 @dataclass
 class Finding:
     key: str
-    title: str
-    run: Callable[[Run], Awaitable[Result]]
+    title: str  # the finding as issue 10 reported it
+    run: Callable[[Run, Result], Awaitable[Result]]  # fills in the result: done, observed, verdict
 
 
 # ---------------------------------------------------------------------------- the server
@@ -192,7 +192,6 @@ class Club:
 @dataclass
 class Run:
     server: Server
-    db_name: str
     next_address: int = 0
     club: Club | None = None
     clients: list[httpx.AsyncClient] = field(default_factory=list)
@@ -206,13 +205,14 @@ class Run:
         return self.server.url.replace("http://", "ws://")
 
     def address(self) -> str:
-        """A new client address (a documentation-free private range, never routed anywhere)."""
+        """A new client address (10.77.x.x: private, and only ever sent as a header here)."""
         self.next_address += 1
         return str(ipaddress.ip_address("10.77.0.0") + self.next_address)
 
-    def client(self, address: str | None = None, **kwargs: Any) -> httpx.AsyncClient:
-        headers = {"X-Forwarded-For": address or self.address(), **kwargs.pop("headers", {})}
-        client = httpx.AsyncClient(base_url=self.url, timeout=20, headers=headers, **kwargs)
+    def client(self, headers: dict[str, str] | None = None) -> httpx.AsyncClient:
+        """A new visitor: its own address and cookie jar."""
+        client = httpx.AsyncClient(base_url=self.url, timeout=20,
+                                   headers={"X-Forwarded-For": self.address(), **(headers or {})})
         self.clients.append(client)
         return client
 
@@ -238,12 +238,12 @@ class Run:
                       if v.startswith(f"gurka_seat_{slug}="))
         return Room(slug, cookie)
 
-    def socket(self, room: Room, *, cookie: str | None = None, address: str | None = None,
-               origin: str | None = None) -> Any:
-        headers = {"X-Forwarded-For": address or self.address()}
+    def socket(self, room: Room, *, cookie: str | None = None, origin: str | None = None) -> Any:
+        """A websocket to the room from a new address (with the seat cookie if given)."""
+        headers = {"X-Forwarded-For": self.address()}
         if cookie:
             headers["Cookie"] = cookie
-        return connect(f"{self.ws_url}/r/{room.slug}/ws", additional_headers=headers, origin=origin,  # type: ignore[arg-type]
+        return connect(f"{self.ws_url}/r/{room.slug}/ws", additional_headers=headers, origin=origin,
                        compression=None, max_size=None, ping_interval=None, open_timeout=10, close_timeout=2)
 
     async def the_club(self) -> Club:
@@ -302,8 +302,7 @@ BAD_FRAMES = [  # (label, frame, sent from the host's seat rather than by a cook
 ]
 
 
-async def frames(run: Run) -> Result:
-    result = Result("frames", "frames that raised (v --1, ², 4,301 digits, 2,000 nested [)")
+async def frames(run: Run, result: Result) -> Result:
     start = run.log_size()
     room = await run.new_room(bots=2)
     seen: list[str] = []
@@ -340,8 +339,7 @@ async def frames(run: Run) -> Result:
     return result
 
 
-async def queries(run: Run) -> Result:
-    result = Result("queries", "queries and forms that answered 500 (year ², 5,000-digit year, beer and results forms ²)")
+async def queries(run: Run, result: Result) -> Result:
     start = run.log_size()
     club = await run.the_club()
     elder, night = club.elder, club.night_id
@@ -419,8 +417,7 @@ async def round_trips(ws: ClientConnection, seconds: float) -> list[float]:
     return rtts
 
 
-async def login(run: Run, seconds: float = 8.0) -> Result:
-    result = Result("login", "elder login froze every room; guesses unlimited; sessions outlived logout")
+async def login(run: Run, result: Result, seconds: float = 8.0) -> Result:
     start = run.log_size()
     club = await run.the_club()
     room = await run.new_room(bots=2)
@@ -503,8 +500,7 @@ async def login(run: Run, seconds: float = 8.0) -> Result:
     return result
 
 
-async def seats(run: Run) -> Result:
-    result = Result("seats", "anyone could take any club seat (anonymous Play on the night page)")
+async def seats(run: Run, result: Result) -> Result:
     start = run.log_size()
     club = await run.the_club()
     url = f"/club/nights/{club.night_id}"
@@ -600,8 +596,7 @@ async def churner(run: Run, room: Room, address: str, stop: asyncio.Event, count
                 writer.transport.abort()
 
 
-async def churn(run: Run, quiet: float = 5.0, seconds: float = 10.0) -> Result:
-    result = Result("churn", "connection churn starved honest players (228 sockets/s; 13 moves in 15 s, not 654)")
+async def churn(run: Run, result: Result, quiet: float = 5.0, seconds: float = 10.0) -> Result:
     start = run.log_size()
     room = await run.new_room(bots=2)
     async with run.socket(room, cookie=room.cookie) as ws:
@@ -639,8 +634,7 @@ async def churn(run: Run, quiet: float = 5.0, seconds: float = 10.0) -> Result:
     return result
 
 
-async def headers(run: Run) -> Result:
-    result = Result("headers", "cross-site POSTs, websocket Origin ignoring scheme/port, missing CSP and frame headers")
+async def headers(run: Run, result: Result) -> Result:
     start = run.log_size()
     port = urlsplit(run.url).port
     room = await run.new_room(bots=0)
@@ -693,8 +687,7 @@ LOOK_ALIKES = [
 ]
 
 
-async def names(run: Run) -> Result:
-    result = Result("names", "look-alike names beside Anna, Bo, José (at a table and as club members)")
+async def names(run: Run, result: Result) -> Result:
     start = run.log_size()
     room = await run.new_room(bots=0, seats=7, name="Anna")
     for first in ("Bo", "José"):
@@ -727,8 +720,7 @@ async def names(run: Run) -> Result:
     return result
 
 
-async def spectators(run: Run) -> Result:
-    result = Result("spectators", "300 never-reading spectators held 36 MB that was not freed")
+async def spectators(run: Run, result: Result) -> Result:
     try:
         import idle_spectators  # bench/idle_spectators.py (branch rest)
     except ImportError:
@@ -759,22 +751,30 @@ async def spectators(run: Run) -> Result:
 
 
 def covered(key: str, title: str, test: str, branch: str) -> Finding:
-    async def note(run: Run) -> Result:
-        here = (ROOT / test.split("::")[0]).exists()
-        where = "on this branch" if here else f"not on this branch yet: branch {branch}"
-        return Result(key, title, "not rerun here", f"covered by {test} ({where})", "NOTE")
+    async def note(run: Run, result: Result) -> Result:
+        where = "on this branch" if (ROOT / test).exists() else f"not on this branch yet: branch {branch}"
+        result.done, result.observed, result.verdict = "not rerun here", f"covered by {test} ({where})", "NOTE"
+        return result
     return Finding(key, title, note)
 
 
 FINDINGS = [
-    Finding("frames", "frames", frames),
-    Finding("queries", "queries", queries),
-    Finding("login", "login", login),
-    Finding("seats", "seats", seats),
-    Finding("churn", "churn", churn),
-    Finding("headers", "headers", headers),
-    Finding("names", "names", names),
-    Finding("spectators", "spectators", spectators),
+    Finding("frames", "frames that raised (v --1, ², 4,301 digits, 2,000 nested [)",
+            frames),
+    Finding("queries", "queries and forms that answered 500 (year ², 5,000-digit year, beer and results forms ²)",
+            queries),
+    Finding("login", "elder login froze every room; guesses unlimited; sessions outlived logout",
+            login),
+    Finding("seats", "anyone could take any club seat (anonymous Play on the night page)",
+            seats),
+    Finding("churn", "connection churn starved honest players (228 sockets/s; 13 moves in 15 s, not 654)",
+            churn),
+    Finding("headers", "cross-site POSTs, websocket Origin ignoring scheme/port, missing CSP and frame headers",
+            headers),
+    Finding("names", "look-alike names beside Anna, Bo, José (at a table and as club members)",
+            names),
+    Finding("spectators", "300 never-reading spectators held 36 MB that was not freed",
+            spectators),
     covered("outage", "a Postgres outage during a move destroyed the room",
             "tests/resilience/test_db_outage.py", "commit"),
     covered("sqlite-lock", "SQLite locks blocked the event loop",
@@ -784,16 +784,19 @@ FINDINGS = [
 ]
 
 
-async def rerun(server: Server, db_name: str, chosen: list[Finding]) -> list[Result]:
-    run = Run(server, db_name)
+async def rerun(server: Server, chosen: list[Finding]) -> list[Result]:
+    run = Run(server)
     results: list[Result] = []
     try:
         for finding in chosen:
+            result = Result(finding.key, finding.title)
             try:
-                results.append(await asyncio.wait_for(finding.run(run), 120))
+                await asyncio.wait_for(finding.run(run, result), 120)
             except Exception as exc:  # noqa: BLE001 -- a finding that could not be run is a FAIL, with why
-                results.append(Result(finding.key, finding.title, "could not run",
-                                      f"{type(exc).__name__}: {short(str(exc), 200)}", "FAIL"))
+                result.done = result.done or "could not run"
+                result.observed = f"{type(exc).__name__}: {short(str(exc), 200)}"
+                result.verdict = "FAIL"
+            results.append(result)
     finally:
         await run.close()
     return results
@@ -826,7 +829,7 @@ def main() -> None:
         try:
             server = start_app(Path(tmp), database.url)
             try:
-                results = asyncio.run(rerun(server, database.name, chosen))
+                results = asyncio.run(rerun(server, chosen))
             finally:
                 server.stop()
                 log = server.log.read_text(errors="replace")
