@@ -568,13 +568,16 @@ class SlowPlayer:
         return self.version - first
 
 
-async def churner(run: Run, room: Room, address: str, stop: asyncio.Event, counts: dict[str, int]) -> None:
-    """Open a spectator socket (only the link), see whether it is let in, abort it (RST)."""
+async def churner(run: Run, room: Room, addresses: list[str], stop: asyncio.Event, counts: dict[str, int]) -> None:
+    """Open spectator sockets (only the link), each from the next of `addresses`: see whether it
+    is let in, and abort it (RST)."""
     port = int(urlsplit(run.url).port or 80)
-    request = (f"GET /r/{room.slug}/ws HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
-               "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
-               f"Sec-WebSocket-Version: 13\r\nX-Forwarded-For: {address}\r\n\r\n").encode()
+    n = 0
     while not stop.is_set():
+        n += 1
+        request = (f"GET /r/{room.slug}/ws HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+                   "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13"
+                   f"\r\nX-Forwarded-For: {addresses[n % len(addresses)]}\r\n\r\n").encode()
         counts["opened"] += 1
         writer = None
         try:
@@ -596,7 +599,37 @@ async def churner(run: Run, room: Room, address: str, stop: asyncio.Event, count
                 writer.transport.abort()
 
 
-async def churn(run: Run, result: Result, quiet: float = 5.0, seconds: float = 10.0) -> Result:
+@dataclass
+class ChurnPhase:
+    label: str
+    rate: float  # sockets opened per second
+    counts: dict[str, int]
+    moves: int
+    seconds: float
+
+    @property
+    def refused_share(self) -> float:
+        return self.counts["refused"] / max(1, self.counts["admitted"] + self.counts["refused"])
+
+    def describe(self) -> str:
+        c = self.counts
+        return (f"{self.label}: {self.rate:.0f} sockets/s ({c['admitted']} let in, {c['refused']} refused "
+                f"= {self.refused_share:.0%}, {c['errors']} errors), {self.moves} moves ({self.moves / self.seconds:.1f}/s)")
+
+
+async def churn_phase(run: Run, room: Room, player: SlowPlayer, label: str, addresses: list[str],
+                      seconds: float) -> ChurnPhase:
+    stop = asyncio.Event()
+    counts = {"opened": 0, "admitted": 0, "refused": 0, "errors": 0}
+    began = time.monotonic()
+    workers = [asyncio.create_task(churner(run, room, addresses, stop, counts)) for _ in range(8)]
+    moves = await player.moves_in(seconds)
+    stop.set()
+    await asyncio.gather(*workers, return_exceptions=True)
+    return ChurnPhase(label, counts["opened"] / (time.monotonic() - began), counts, moves, seconds)
+
+
+async def churn(run: Run, result: Result, quiet: float = 5.0, seconds: float = 8.0) -> Result:
     start = run.log_size()
     room = await run.new_room(bots=2)
     async with run.socket(room, cookie=room.cookie) as ws:
@@ -605,31 +638,21 @@ async def churn(run: Run, result: Result, quiet: float = 5.0, seconds: float = 1
         while player.version < 2 and time.monotonic() < deadline:  # the game has started
             await asyncio.sleep(0.05)
         quiet_moves = await player.moves_in(quiet)
-        stop = asyncio.Event()
-        counts = {"opened": 0, "admitted": 0, "refused": 0, "errors": 0}
-        address = run.address()
-        began = time.monotonic()
-        workers = [asyncio.create_task(churner(run, room, address, stop, counts)) for _ in range(8)]
-        churn_moves = await player.moves_in(seconds)
-        stop.set()
-        await asyncio.gather(*workers, return_exceptions=True)
-        elapsed = time.monotonic() - began
+        one = await churn_phase(run, room, player, "one address", [run.address()], seconds)
+        many = await churn_phase(run, room, player, "200 addresses", [run.address() for _ in range(200)], seconds)
         dropped = player.dropped
         still = await syncs(ws) if dropped is None else False
         player.task.cancel()
-    rate = counts["opened"] / elapsed
-    quiet_rate, churn_rate = quiet_moves / quiet, churn_moves / seconds
-    refused_share = counts["refused"] / max(1, counts["admitted"] + counts["refused"])
+    quiet_rate = quiet_moves / quiet
     tracebacks = run.tracebacks_since(start)
-    result.done = (f"a seated player reading one frame per 100 ms plays 2 bots: {quiet:.0f} s quiet, then "
-                   f"{seconds:.0f} s while one address opens and aborts spectator sockets with 8 workers")
-    result.observed = (f"churn {rate:.0f} sockets/s ({counts['admitted']} let in, {counts['refused']} refused, "
-                       f"{counts['errors']} errors: {refused_share:.0%} refused); moves {quiet_moves} in {quiet:.0f} s "
-                       f"quiet ({quiet_rate:.1f}/s) vs {churn_moves} in {seconds:.0f} s under churn ({churn_rate:.1f}/s); "
-                       f"honest player {'dropped: ' + dropped if dropped else 'kept, still syncs' if still else 'kept, but no sync answer'}; "
-                       f"{tracebacks} tracebacks")
-    ok = (dropped is None and still and churn_rate >= 0.5 * quiet_rate and quiet_moves > 0
-          and refused_share >= 0.9 and rate >= 100 and tracebacks == 0)
+    result.done = (f"a seated player reading one frame per 100 ms plays 2 bots: {quiet:.0f} s quiet, then {seconds:.0f} s "
+                   "while 8 workers open and abort spectator sockets from one address, then from 200 addresses")
+    honest = f"dropped: {dropped}" if dropped else "kept, still syncs" if still else "kept, but no sync answer"
+    result.observed = (f"quiet: {quiet_moves} moves ({quiet_rate:.1f}/s); {one.describe()}; {many.describe()}; "
+                       f"honest player {honest}; {tracebacks} tracebacks")
+    ok = (dropped is None and still and quiet_moves > 0 and tracebacks == 0
+          and all(p.moves / p.seconds >= 0.5 * quiet_rate for p in (one, many))
+          and one.rate >= 100 and one.refused_share >= 0.9)
     result.verdict = "PASS" if ok else "FAIL"
     return result
 
