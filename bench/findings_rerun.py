@@ -757,8 +757,7 @@ async def spectators(run: Run, result: Result) -> Result:
     one_round = max(mb["rss_peak_kb"], figures["rss_after_pushes_kb"] / 1024) - mb["rss_before_kb"]
     grown = rounds[-1] - rounds[0]
     result.done = ("bench/idle_spectators.py on its own SQLite server: 300 raw sockets that never read join one "
-                   "room (caps lifted), "
-                   "30 pushes, then they go; 3 rounds")
+                   "room (caps lifted), 30 pushes, then they go; 3 rounds")
     result.observed = (f"RSS before {mb['rss_before_kb']:.1f} MB, with them {mb['rss_with_kb']:.1f} MB, peak "
                        f"{mb['rss_peak_kb']:.1f} MB, after {mb['rss_after_kb']:.1f} MB "
                        f"({figures['returned_share']:.0%} returned); after each round "
