@@ -7,7 +7,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: install run test test-fast test-repeat check bench vendor lint typecheck clean i18n
+.PHONY: install run test test-fast test-repeat check bench findings vendor lint typecheck clean i18n
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,12 @@ test-repeat:
 
 bench: install
 	$(PY) bench/rules_bench.py
+
+# Issue 10's findings rerun against a live server (~1 min each): on SQLite, and on Postgres too
+# when TEST_DATABASE_URL is set (a fresh database is made on that server and dropped after).
+findings: install
+	$(PY) bench/findings_rerun.py
+	if [ -n "$$TEST_DATABASE_URL" ]; then $(PY) bench/findings_rerun.py --database-url "$$TEST_DATABASE_URL"; fi
 
 # Bring every language's catalog (locales/<lang>/LC_MESSAGES/<domain>.po) up to date with the
 # code and templates, and list what is still untranslated.

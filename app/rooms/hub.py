@@ -1,8 +1,16 @@
 """In-process fan-out: one writer task and one bounded queue per connection.
 
 A room never awaits a client's socket: it offers each connection its next frame and moves
-on. A connection whose queue is full (the client stopped reading) is dropped, so a slow
-phone can never stall the table for everybody else.
+on. What a slow reader costs stays small and ends when it goes:
+
+- a full table supersedes any table or presence marks still waiting in the queue (the newest
+  one says it all; notices and chat lines keep their place), and presence marks supersede older
+  marks, so a reader that is behind gets only the latest;
+- a connection whose queue is full, or whose writer has been stuck on one frame for longer than
+  `send_stall` seconds (the client stopped reading), is dropped, so a phone in a tunnel can never
+  stall the table or pile up frames for everybody else;
+- a dropped connection lets go of its queue at once, gets `close_wait` seconds to take its close
+  frame, and sets `gone`, so the socket's handler stops serving it.
 """
 
 from __future__ import annotations
@@ -12,12 +20,18 @@ import contextlib
 import itertools
 import logging
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 log = logging.getLogger("gurka.rooms.hub")
 
 QUEUE_SIZE = 16
+SEND_STALL = 5.0  # seconds one frame may take to leave before the reader counts as gone
+CLOSE_WAIT = 2.0  # seconds a dropped reader gets to take its close frame
+TABLE_FRAME = '{"kind": "table"'  # how a full table frame begins (`RoomPublishing.table_frame`)
+PRESENCE_FRAME = '{"kind": "presence"'  # the seats' presence marks (`RoomPublishing.presence_frame`)
+SUPERSEDING = (TABLE_FRAME, PRESENCE_FRAME)  # a table replaces both; presence marks replace marks
 _ids = itertools.count(1)
 
 
@@ -32,6 +46,8 @@ class Connection:
         token_hash: str | None,
         queue_size: int = QUEUE_SIZE,
         lang: str = "en",
+        send_stall: float = SEND_STALL,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.id = next(_ids)
         self.token_hash = token_hash  # who this is; the room maps it to a seat (None: spectator)
@@ -39,9 +55,15 @@ class Connection:
         self.seat: int | None = None
         self._send = send
         self._close = close
-        self.queue: asyncio.Queue[str | None] = asyncio.Queue(queue_size)
+        self.queue: deque[str] = deque()
+        self.queue_size = queue_size
+        self.send_stall = send_stall
+        self.clock = clock
         self.closed = False
+        self.gone = asyncio.Event()  # set once dropped or stopped
         self.connected_at = time.monotonic()
+        self._ready = asyncio.Event()
+        self._sending_since: float | None = None
         self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -51,42 +73,67 @@ class Connection:
         """Queue a frame; False (and the connection is dropped) if the client is too slow."""
         if self.closed:
             return False
-        try:
-            self.queue.put_nowait(frame)
-            return True
-        except asyncio.QueueFull:
+        started = self._sending_since
+        if started is not None and self.clock() - started > self.send_stall:
+            log.info("dropping slow connection %s (seat %s): one frame took over %.0f s",
+                     self.id, self.seat, self.send_stall)
+            self.drop(code=1013)
+            return False
+        if self.queue and frame.startswith(SUPERSEDING):
+            gone = SUPERSEDING if frame.startswith(TABLE_FRAME) else PRESENCE_FRAME
+            self.queue = deque(f for f in self.queue if not f.startswith(gone))
+        if len(self.queue) >= self.queue_size:
             log.info("dropping slow connection %s (seat %s)", self.id, self.seat)
             self.drop(code=1013)
             return False
+        self.queue.append(frame)
+        self._ready.set()
+        return True
 
     def drop(self, *, code: int = 1000) -> None:
         if self.closed:
             return
-        self.closed = True
+        self._let_go()
         if self._task is not None:
             self._task.cancel()
+            self._task = None  # a cancelled task keeps its traceback: no cycle back to us
         with contextlib.suppress(RuntimeError):
             asyncio.get_running_loop().create_task(self._safe_close(code))
 
+    def _let_go(self) -> None:
+        self.closed = True
+        self.queue.clear()
+        self.gone.set()
+
     async def _safe_close(self, code: int) -> None:
-        with contextlib.suppress(Exception):
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._close_quietly(code), CLOSE_WAIT)
+
+    async def _close_quietly(self, code: int) -> None:
+        """The socket's own close; its failure ends here (a failed task would hold its traceback,
+        and with it this connection, until a full garbage collection)."""
+        with contextlib.suppress(Exception):  # the socket is gone already
             await self._close(code)
 
     async def _writer(self) -> None:
         try:
             while True:
-                frame = await self.queue.get()
-                if frame is None:
-                    return
+                while not self.queue:
+                    self._ready.clear()
+                    await self._ready.wait()
+                frame = self.queue.popleft()
+                self._sending_since = self.clock()
                 await self._send(frame)
+                self._sending_since = None
         except asyncio.CancelledError:
             raise
         except Exception:  # noqa: BLE001  (the socket went away: the receive loop will see it)
-            self.closed = True
+            self._let_go()
 
     async def stop(self) -> None:
-        self.closed = True
-        if self._task is not None:
-            self._task.cancel()
+        self._let_go()
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
             with contextlib.suppress(BaseException):
-                await self._task
+                await task

@@ -57,3 +57,4 @@ async def running(app: FastAPI) -> AsyncIterator[None]:
         await asyncio.gather(watcher, return_exceptions=True)
         await club_online.stop(app)
         await manager.stop()
+        await websocket.memory_of(app).stop()

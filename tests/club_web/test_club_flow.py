@@ -195,8 +195,9 @@ def test_a_table_recorded_by_hand_closes_its_room_and_the_form_follows_the_round
     wish_bots(client, night_id, "base-1-vinder")
     wish_bots(client, night_id, "base-1-taber")
     deadline = time.monotonic() + WAIT
-    while core(client, night_id).current.number != 2:
-        assert time.monotonic() < deadline
+    round_two = {f"base-2-{table}" for table in ("vinder", "mellan", "taber")}
+    while core(client, night_id).current.number != 2 or not round_two <= set(rooms_of(client, night_id)):
+        assert time.monotonic() < deadline  # the round moved on and its rooms are open
         time.sleep(0.05)
     page = client.get(url).text
     assert '<input type="hidden" name="round" value="2">' in page

@@ -5,35 +5,9 @@ from __future__ import annotations
 
 import re
 
-from app.web.club.login_throttle import Throttle, wait_message
+from app.rooms.clock import FakeClock
+from app.web.shared.throttle import Throttle
 from tests.club_web.helpers import PASSWORD, become_elder, csrf_of, member_ids, token
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-def test_throttle_backs_off_exponentially_and_never_beyond_the_cap() -> None:
-    clock = Clock()
-    throttle = Throttle(free=3, base=2.0, cap=60.0, clock=clock)
-    for _ in range(3):
-        assert throttle.attempt(["k"]) == 0.0
-    waits = []
-    for _ in range(8):
-        wait = throttle.attempt(["k"])
-        assert wait > 0  # refused and not counted
-        waits.append(wait)
-        clock.now += wait
-        assert throttle.attempt(["k"]) == 0.0
-    assert waits[:4] == [2.0, 4.0, 8.0, 16.0]
-    assert max(waits) == 60.0  # capped: never locked out for longer
-    throttle.succeeded(["k"])
-    assert throttle.attempt(["k"]) == 0.0
-    assert wait_message(39.2) == "Too many attempts; try again in 40 s."
 
 
 def _login(client, name: str, password: str):
@@ -48,7 +22,7 @@ def _fresh_visitor(client) -> None:
 
 def test_wrong_passwords_are_throttled_with_a_clear_message_and_the_elder_gets_back_in(client) -> None:
     become_elder(client, "Elsa")
-    clock = Clock()
+    clock = FakeClock(start=1000.0)
     client.app.state.login_throttle = Throttle(free=5, base=2.0, cap=300.0, clock=clock)
     _fresh_visitor(client)
     statuses = [_login(client, "Elsa", f"wrong-{i}").status_code for i in range(5)]
@@ -57,13 +31,13 @@ def test_wrong_passwords_are_throttled_with_a_clear_message_and_the_elder_gets_b
     assert refused.status_code == 429
     assert re.search(r"Too many attempts; try again in \d+ s\.", refused.text)
     assert "location" not in refused.headers
-    clock.now += 2.5
+    clock.advance(2.5)
     assert _login(client, "Elsa", PASSWORD).status_code == 303
 
 
 def test_a_lookalike_name_shares_the_throttle(client) -> None:
     become_elder(client, "Elsa")
-    client.app.state.login_throttle = Throttle(free=2, base=30.0, clock=Clock())
+    client.app.state.login_throttle = Throttle(free=2, base=30.0, clock=FakeClock())
     _fresh_visitor(client)
     assert _login(client, "Elsa", "nope-1").status_code == 401
     assert _login(client, "ELSA", "nope-2").status_code == 401
@@ -72,7 +46,7 @@ def test_a_lookalike_name_shares_the_throttle(client) -> None:
 
 def test_a_device_the_elder_used_before_is_not_locked_out_by_a_guesser(client) -> None:
     become_elder(client, "Elsa")  # this browser is now a known device of Elsa's
-    client.app.state.login_throttle = Throttle(free=2, base=30.0, clock=Clock())
+    client.app.state.login_throttle = Throttle(free=2, base=30.0, clock=FakeClock())
     device = client.cookies.get("gurka_elder_device")
     assert device
     # a guesser (another address would be another key; here: the name key) locks the name
@@ -117,3 +91,18 @@ def test_a_password_change_ends_old_sessions_but_not_the_changers(client) -> Non
     client.cookies.clear()
     assert _login(client, "Elsa", PASSWORD).status_code == 401
     assert _login(client, "Elsa", "a-new-password-2").status_code == 303
+
+
+def test_setup_after_the_first_elder_hashes_nothing(client, monkeypatch) -> None:
+    """Once the club has an elder, POST /club/setup is refused before any argon2 work, so it
+    cannot be used to keep a core busy hashing."""
+    from app.web.club import auth
+
+    become_elder(client, "Elsa")
+    hashed: list[str] = []
+    monkeypatch.setattr(auth, "hash_password", lambda password: hashed.append(password) or "x")
+    csrf = token(client, "/club")
+    response = client.post("/club/setup", data={"csrf": csrf, "name": "Mallory", "password": "p" * 12,
+                                                 "password2": "p" * 12}, follow_redirects=False)
+    assert response.status_code == 303 and response.headers["location"] == "/club/login"
+    assert hashed == []

@@ -8,8 +8,10 @@ import re
 
 from fastapi.testclient import TestClient
 
+from app.rooms.clock import FakeClock
 from app.rooms.seat_changes import SEAT_MOVED
 from app.web.shared.security import seat_cookie_name
+from app.web.shared.throttle import Throttle
 from tests.web.test_room_protocol import start, three_players
 from tests.web.wsutil import Player, token_from
 
@@ -83,6 +85,24 @@ def test_wrong_codes_are_limited_per_address(web: TestClient) -> None:
     assert room.version == version and room.seat_for_token(players[2].token) == 2
     empty = web.post(f"/r/{slug}/rejoin", data={"code": ""}, follow_redirects=False)
     assert empty.status_code == 429  # still limited: no traceback, a clear page
+    for p in players:
+        p.close()
+
+
+def test_the_wait_after_wrong_codes_ends_and_the_right_code_then_works(web: TestClient) -> None:
+    """The back-off is capped and runs on the throttle's clock: the real player gets back in."""
+    clock = FakeClock(start=0.0)
+    web.app.state.rejoin_throttle = Throttle(free=2, base=30.0, clock=clock)  # type: ignore[attr-defined]
+    slug, room, players = three_players(web)
+    start(players, room)
+    right = CODE.search(page(web, slug, players[2].token)).group(1)  # type: ignore[union-attr]
+    for guess in ("AAAAAA", "CCCCCC"):
+        assert web.post(f"/r/{slug}/rejoin", data={"code": guess}, follow_redirects=False).status_code == 400
+    waiting = web.post(f"/r/{slug}/rejoin", data={"code": right}, follow_redirects=False)
+    assert waiting.status_code == 429 and "try again in 30 s" in waiting.text
+    clock.advance(30.0)
+    moved = web.post(f"/r/{slug}/rejoin", data={"code": right}, follow_redirects=False)
+    assert moved.status_code == 303 and room.seat_for_token(players[2].token) is None
     for p in players:
         p.close()
 

@@ -22,11 +22,11 @@ import json
 import secrets
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
-from fastapi import HTTPException, Request
+from fastapi import Depends, HTTPException, Request
 from starlette.datastructures import FormData
 from starlette.responses import Response
 
@@ -163,7 +163,10 @@ def finish(request: Request, response: Response) -> Response:
 
 
 async def check_csrf(request: Request) -> FormData:
-    """The posted form, once its `csrf` field matches the session's token (else 403)."""
+    """The posted form, once its `csrf` field matches the session's token (else 403).
+
+    Reading the body needs the event loop; checking the token touches no database, so the
+    handler itself can be a plain `def` (run in a worker thread) taking `form: CsrfForm`."""
     form = await request.form()
     sent = form.get("csrf")
     data = unsign(_secret(request), request.cookies.get(COOKIE))
@@ -173,8 +176,10 @@ async def check_csrf(request: Request) -> FormData:
             detail=_("This form has expired or did not come from this site. "
                      "Reload the page and try again."),
         )
-    viewer(request)
     return form
+
+
+CsrfForm = Annotated[FormData, Depends(check_csrf)]
 
 
 def login_member(engine: Any, *, name: str, password: str) -> tuple[int, int] | None:

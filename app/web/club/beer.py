@@ -44,8 +44,7 @@ def _beer(request: Request, *, errors: list[str] | None = None, typed: dict[str,
 
 
 @router.post("/beer", response_class=HTMLResponse)
-async def add_debt(request: Request) -> Response:
-    form = await auth.check_csrf(request)
+def add_debt(request: Request, form: auth.CsrfForm) -> Response:
     who = require_elder(request)
     typed = {k: str(form.get(k) or "") for k in ("member", "reason", "crates", "night")}
     errors: list[str] = []
@@ -71,8 +70,7 @@ async def add_debt(request: Request) -> Response:
 
 
 @router.post("/beer/{debt_id}/settle")
-async def settle_debt(request: Request, debt_id: int) -> Response:
-    await auth.check_csrf(request)
+def settle_debt(request: Request, debt_id: int, _form: auth.CsrfForm) -> Response:
     require_elder(request)
     with session_scope(db_engine(request)) as session:
         try:
@@ -83,9 +81,8 @@ async def settle_debt(request: Request, debt_id: int) -> Response:
 
 
 @router.post("/beer/{debt_id}/waive", response_class=HTMLResponse)
-async def waive_debt(request: Request, debt_id: int) -> Response:
+def waive_debt(request: Request, debt_id: int, form: auth.CsrfForm) -> Response:
     """An elder lets a crate go; the reason is kept on the ledger."""
-    form = await auth.check_csrf(request)
     who = require_elder(request)
     reason = " ".join(str(form.get("waive_reason") or "").split())[:200]
     errors: list[str] = []

@@ -19,6 +19,7 @@ from app.web.club import night_data as cn
 from app.web.club import online as club_online
 from app.web.club.common import db_engine, nice_date, night_or_404, redirect, render, require_elder
 from app.web.club.night_results import parse_result
+from app.web.shared.loop import on_loop
 
 router = APIRouter(prefix="/club", tags=["club"])
 
@@ -67,8 +68,7 @@ def correct_form(request: Request, night_id: int, result_id: int) -> Response:
 
 
 @router.post("/nights/{night_id}/results/{result_id}/correct", response_class=HTMLResponse)
-async def correct_submit(request: Request, night_id: int, result_id: int) -> Response:
-    form = await auth.check_csrf(request)
+def correct_submit(request: Request, night_id: int, result_id: int, form: auth.CsrfForm) -> Response:
     who = require_elder(request)
     reason = " ".join(str(form.get("reason") or "").split())[:500]
     drop_later = form.get("drop_later") == "yes"
@@ -103,7 +103,7 @@ async def correct_submit(request: Request, night_id: int, result_id: int) -> Res
         return _correct_page(request, night_id, result_id, typed=typed, errors=errors,
                              offer_drop=offer_drop, status=422)
     if row.mode == "online":
-        await club_online.advance(request.app, night_id)
+        on_loop(club_online.advance, request.app, night_id)
     return redirect(f"/club/nights/{night_id}#corrections", request)
 
 

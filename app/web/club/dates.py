@@ -23,8 +23,7 @@ router = APIRouter(prefix="/club", tags=["club"])
 
 
 @router.post("/nights/{night_id}/poll", response_class=HTMLResponse)
-async def propose_dates(request: Request, night_id: int) -> Response:
-    form = await auth.check_csrf(request)
+def propose_dates(request: Request, night_id: int, form: auth.CsrfForm) -> Response:
     errors: list[str] = []
     with session_scope(db_engine(request)) as session:
         row = store.get_night(session, night_id=night_id)
@@ -60,8 +59,7 @@ async def propose_dates(request: Request, night_id: int) -> Response:
 
 
 @router.post("/nights/{night_id}/vote", response_class=HTMLResponse)
-async def vote(request: Request, night_id: int) -> Response:
-    form = await auth.check_csrf(request)
+def vote(request: Request, night_id: int, form: auth.CsrfForm) -> Response:
     errors: list[str] = []
     with session_scope(db_engine(request)) as session:
         poll = store.get_poll(session, night_id=night_id)

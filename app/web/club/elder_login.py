@@ -2,7 +2,7 @@
 
 - argon2 runs in a worker thread, at most `HASHES_AT_ONCE` at a time (argon2 releases the GIL,
   so the event loop and every room keep going while passwords are checked).
-- Attempts are throttled per typed name and per address (`app.web.club.login_throttle`): after a few
+- Attempts are throttled per typed name and per address (`app.web.shared.throttle`): after a few
   failures each further try waits twice as long, up to five minutes, never longer.
 - A device the elder logged in from before gets a signed "known device" cookie; the per-name
   wait does not apply to it, so a stranger guessing the elder's name does not lock the real
@@ -22,7 +22,7 @@ from starlette.responses import Response
 from app.i18n import _
 from app.names import name_key
 from app.web.club import auth
-from app.web.club.login_throttle import Throttle, wait_message
+from app.web.shared.throttle import Throttle, app_clock, throttle_of, wait_message
 
 DEVICE_COOKIE = "gurka_elder_device"
 DEVICE_MAX_AGE = 60 * 60 * 24 * 365
@@ -37,11 +37,10 @@ class LoginResult:
     status: int = 200
 
 
-def throttle_of(request: Request) -> Throttle:
-    state = request.app.state
-    if getattr(state, "login_throttle", None) is None:
-        state.login_throttle = Throttle(free=request.app.state.settings.login_free_attempts)
-    return state.login_throttle  # type: ignore[no-any-return]
+def login_throttle(request: Request) -> Throttle:
+    app = request.app
+    return throttle_of(app, "login_throttle", lambda: Throttle(
+        free=app.state.settings.login_free_attempts, clock=app_clock(app)))
 
 
 def _limiter(request: Request) -> anyio.CapacityLimiter:
@@ -70,7 +69,7 @@ def _keys(request: Request, name: str) -> tuple[str, str]:
 
 async def log_in(request: Request, *, name: str, password: str) -> LoginResult:
     """Check an elder's name and password, throttled, with argon2 in a worker thread."""
-    throttle = throttle_of(request)
+    throttle = login_throttle(request)
     name_k, addr_k = _keys(request, name)
     keys = [addr_k] if _known_name(request) == name_key(name) else [name_k, addr_k]
     wait = throttle.attempt(keys)

@@ -4,8 +4,9 @@ then the device remembers them in a signed, HttpOnly cookie.
 Why a link and not a PIN the member sets the first time: a first-time PIN is claimed by whoever
 comes first (Jens could set Mette's PIN before Mette ever plays), so it proves nothing; the link
 comes from an elder, who knows the members, through a channel the member already has (a text
-message). It is 256 bits of randomness, so it cannot be guessed, and it is stored hashed. Failed
-attempts are throttled per address all the same, so nobody can hammer the endpoint.
+message). It is 256 bits of randomness, so it cannot be guessed, and it is stored hashed. Tries
+are throttled per address all the same (`app.web.shared.throttle`), so nobody can hammer the
+endpoint.
 
 Revocation: each member has a `device_epoch`; the cookie names the member *and* the epoch. A new
 link (or the elder's "forget all devices") bumps the epoch, so every remembered device forgets
@@ -20,7 +21,6 @@ from __future__ import annotations
 import hashlib
 import secrets
 import time
-from collections import deque
 from dataclasses import dataclass
 from typing import cast
 
@@ -30,11 +30,11 @@ from starlette.responses import Response
 from app.store import club as store
 from app.store.db import session_scope
 from app.web.club import auth
+from app.web.shared.throttle import Throttle, app_clock, throttle_of
 
 COOKIE = "gurka_member"
 MAX_AGE = 60 * 60 * 24 * 365
-FAILURES_ALLOWED = 20  # wrong links per address (a club night shares one) ...
-FAILURE_WINDOW = 600.0  # ... in this many seconds, then a pause
+TRIES_FREE = 20  # links opened from one address (a club night shares one) before back-off
 
 
 @dataclass(frozen=True)
@@ -87,39 +87,9 @@ def forget(request: Request, response: Response) -> None:
                            secure=bool(request.app.state.settings.secure_cookies))
 
 
-class Throttle:
-    """Failed attempts per client address in a sliding window (one process; a guesser spread
-    over several processes still gains nothing against a 256-bit secret)."""
-
-    def __init__(self, allowed: int = FAILURES_ALLOWED, window: float = FAILURE_WINDOW) -> None:
-        self.allowed = allowed
-        self.window = window
-        self._failures: dict[str, deque[float]] = {}
-
-    def wait(self, who: str, now: float | None = None) -> int:
-        """Seconds until `who` may try again (0: now)."""
-        now = time.monotonic() if now is None else now
-        recent = self._failures.get(who)
-        if not recent:
-            return 0
-        while recent and now - recent[0] > self.window:
-            recent.popleft()
-        if len(recent) < self.allowed:
-            return 0
-        return int(self.window - (now - recent[0])) + 1
-
-    def failed(self, who: str, now: float | None = None) -> None:
-        now = time.monotonic() if now is None else now
-        self._failures.setdefault(who, deque()).append(now)
-        if len(self._failures) > 10_000:  # bounded memory under a flood of addresses
-            self._failures.pop(next(iter(self._failures)))
-
-
-def throttle_of(request: Request) -> Throttle:
-    found = getattr(request.app.state, "club_link_throttle", None)
-    if found is None:
-        found = request.app.state.club_link_throttle = Throttle()
-    return cast(Throttle, found)
+def link_throttle(request: Request) -> Throttle:
+    app = request.app
+    return throttle_of(app, "member_link_throttle", lambda: Throttle(free=TRIES_FREE, clock=app_clock(app)))
 
 
 def client_address(request: Request) -> str:

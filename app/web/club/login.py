@@ -3,6 +3,8 @@ elders settle disputes and keep the records)."""
 
 from __future__ import annotations
 
+import asyncio
+
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
@@ -24,12 +26,24 @@ def setup_form(request: Request) -> Response:
 
 
 @router.post("/setup", response_class=HTMLResponse)
-async def setup_submit(request: Request) -> Response:
-    form = await auth.check_csrf(request)
+async def setup_submit(request: Request, form: auth.CsrfForm) -> Response:
+    """argon2 runs under the hashing limit (and only while the club has no elder), the database
+    work in a worker thread."""
+    if await asyncio.to_thread(_has_elders, request):
+        return redirect("/club/login", request)
     name = clean_name(form.get("name"))  # type: ignore[arg-type]
     password = str(form.get("password") or "")
     errors = _password_errors(name, password, str(form.get("password2") or ""))
     password_hash = "" if errors else await elder_login.hash_password(request, password)
+    return await asyncio.to_thread(_set_up, request, name, password_hash, errors)
+
+
+def _has_elders(request: Request) -> bool:
+    with session_scope(db_engine(request)) as session:
+        return bool(store.count_elders(session))
+
+
+def _set_up(request: Request, name: str, password_hash: str, errors: list[str]) -> Response:
     with session_scope(db_engine(request)) as session:
         if store.count_elders(session):
             return redirect("/club/login", request)
@@ -78,14 +92,13 @@ def login_form(request: Request, next: str = "/club") -> Response:
 
 
 @router.post("/login", response_class=HTMLResponse)
-async def login_submit(request: Request) -> Response:
-    form = await auth.check_csrf(request)
+async def login_submit(request: Request, form: auth.CsrfForm) -> Response:
     name = clean_name(form.get("name"))  # type: ignore[arg-type]
     found = await elder_login.log_in(request, name=name, password=str(form.get("password") or ""))
     target = _safe_next(form.get("next"))  # type: ignore[arg-type]
     if found.member_id is None:
-        return render(
-            request, "club/login.html", {"next": target, "error": found.error, "name": name},
+        return await asyncio.to_thread(
+            render, request, "club/login.html", {"next": target, "error": found.error, "name": name},
             status=found.status,
         )
     response = redirect(target)
@@ -95,8 +108,7 @@ async def login_submit(request: Request) -> Response:
 
 
 @router.post("/logout")
-async def logout(request: Request) -> Response:
-    await auth.check_csrf(request)
+def logout(request: Request, _form: auth.CsrfForm) -> Response:
     who = auth.viewer(request)
     if who.member_id is not None:  # every session of this elder ends, on every device
         with session_scope(db_engine(request)) as session:

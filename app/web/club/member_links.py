@@ -12,6 +12,7 @@ from app.store import club as store
 from app.store.db import session_scope
 from app.web.club import auth, identity
 from app.web.club.common import db_engine, redirect, render, require_elder
+from app.web.shared.throttle import wait_message
 
 router = APIRouter(prefix="/club", tags=["club"])
 
@@ -21,13 +22,12 @@ MAX_SECRET = 100
 @router.get("/me/{secret}", response_class=HTMLResponse)
 def open_personal_link(request: Request, secret: str) -> Response:
     """A member's personal link: this device remembers them from now on."""
-    throttle = identity.throttle_of(request)
-    who = identity.client_address(request)
-    wait = throttle.wait(who)
+    throttle = identity.link_throttle(request)
+    keys = [f"addr:{identity.client_address(request)}"]
+    wait = throttle.attempt(keys)
     if wait:
         return render(request, "club/me.html", {"member": None, "error":
-                      _("Too many wrong links from here: try again in %(minutes)s min.", minutes=wait // 60 + 1)},
-                  status=429)
+                      wait_message(wait, _("Too many wrong links from here"))}, status=429)
     member = None
     if len(secret) <= MAX_SECRET:
         with session_scope(db_engine(request)) as session:
@@ -36,10 +36,10 @@ def open_personal_link(request: Request, secret: str) -> Response:
     else:
         found = None
     if found is None:
-        throttle.failed(who)
         return render(request, "club/me.html", {"member": None, "error":
                       _("This personal link does not work (any more): an elder may have made a new one."
                         " Ask an elder for your link.")}, status=404)
+    throttle.succeeded(keys)
     member_id, name, epoch = found
     assert member_id is not None
     response = render(request, "club/me.html", {"member": name, "error": None})
@@ -50,18 +50,16 @@ def open_personal_link(request: Request, secret: str) -> Response:
 
 
 @router.post("/me/forget")
-async def forget_device(request: Request) -> Response:
+def forget_device(request: Request, _form: auth.CsrfForm) -> Response:
     """This device stops remembering its member."""
-    await auth.check_csrf(request)
     response = redirect("/club", request)
     identity.forget(request, response)
     return response
 
 
 @router.post("/members/{member_id}/link", response_class=HTMLResponse)
-async def make_personal_link(request: Request, member_id: int) -> Response:
+def make_personal_link(request: Request, member_id: int, form: auth.CsrfForm) -> Response:
     """An elder makes a member's personal link (a new one replaces the old: devices forget)."""
-    form = await auth.check_csrf(request)
     require_elder(request)
     forget_only = form.get("action") == "forget"
     secret, hashed = identity.new_link_secret()

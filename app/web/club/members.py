@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse, Response
+from starlette.datastructures import FormData
 
 from app.i18n import _
 from app.store import club as store
@@ -37,8 +39,7 @@ def _members(request: Request, *, errors: list[str] | None = None, typed: dict[s
 
 
 @router.post("/members", response_class=HTMLResponse)
-async def add_member(request: Request) -> Response:
-    form = await auth.check_csrf(request)
+def add_member(request: Request, form: auth.CsrfForm) -> Response:
     require_elder(request)
     name = clean_name(form.get("name"))  # type: ignore[arg-type]
     with session_scope(db_engine(request)) as session:
@@ -51,15 +52,21 @@ async def add_member(request: Request) -> Response:
 
 
 @router.post("/members/{member_id}", response_class=HTMLResponse)
-async def change_member(request: Request, member_id: int) -> Response:
-    form = await auth.check_csrf(request)
-    who = require_elder(request)
+async def change_member(request: Request, member_id: int, form: auth.CsrfForm) -> Response:
+    """argon2 runs under the hashing limit (only for an elder), the database work in a worker thread."""
+    who = await asyncio.to_thread(require_elder, request)
     action = str(form.get("action") or "")
     password = str(form.get("password") or "")
-    errors: list[str] = []
     password_hash = None
     if action in ("elder", "password") and len(password) >= auth.MIN_PASSWORD:
         password_hash = await elder_login.hash_password(request, password)
+    return await asyncio.to_thread(_change_member, request, member_id, form, who, password_hash)
+
+
+def _change_member(request: Request, member_id: int, form: FormData, who: auth.Viewer,
+                   password_hash: str | None) -> Response:
+    action = str(form.get("action") or "")
+    errors: list[str] = []
     new_gen = None
     with session_scope(db_engine(request)) as session:
         member = store.get_member(session, member_id=member_id)

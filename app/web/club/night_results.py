@@ -20,6 +20,7 @@ from app.web.club import night_data as cn
 from app.web.club import online as club_online
 from app.web.club.common import db_engine, night_or_404, redirect, require_elder
 from app.web.club.nights import night_context, render_night
+from app.web.shared.loop import on_loop
 
 router = APIRouter(prefix="/club", tags=["club"])
 
@@ -73,8 +74,7 @@ def parse_result(form: FormData, chairs: list[str]) -> tuple[RoundResult | None,
 
 
 @router.post("/nights/{night_id}/results", response_class=HTMLResponse)
-async def record_result(request: Request, night_id: int) -> Response:
-    form = await auth.check_csrf(request)
+def record_result(request: Request, night_id: int, form: auth.CsrfForm) -> Response:
     who = require_elder(request)
     table = str(form.get("table") or "")
     phase = str(form.get("phase") or "")
@@ -111,13 +111,12 @@ async def record_result(request: Request, night_id: int) -> Response:
     if errors:
         return render_night(request, ctx, status=422)
     if row.mode == "online":
-        await club_online.advance(request.app, night_id)
+        on_loop(club_online.advance, request.app, night_id)
     return redirect(f"/club/nights/{night_id}#record", request)
 
 
 @router.post("/nights/{night_id}/playoff", response_class=HTMLResponse)
-async def record_playoff(request: Request, night_id: int) -> Response:
-    form = await auth.check_csrf(request)
+def record_playoff(request: Request, night_id: int, form: auth.CsrfForm) -> Response:
     who = require_elder(request)
     group_no = str(form.get("group") or "")
     with session_scope(db_engine(request)) as session:
@@ -161,7 +160,7 @@ async def record_playoff(request: Request, night_id: int) -> Response:
     if errors:
         return render_night(request, ctx, status=422)
     if row.mode == "online":
-        await club_online.advance(request.app, night_id)
+        on_loop(club_online.advance, request.app, night_id)
     return redirect(f"/club/nights/{night_id}#record", request)
 
 

@@ -30,6 +30,7 @@ from app.web.club.common import (
     render,
     require_elder,
 )
+from app.web.shared.loop import on_loop
 
 router = APIRouter(prefix="/club", tags=["club"])
 
@@ -87,8 +88,7 @@ def new_night_form(request: Request) -> Response:
 
 
 @router.post("/nights/new", response_class=HTMLResponse)
-async def new_night_submit(request: Request) -> Response:
-    form = await auth.check_csrf(request)
+def new_night_submit(request: Request, form: auth.CsrfForm) -> Response:
     who = require_elder(request)
     rows = [
         {
@@ -198,7 +198,7 @@ async def new_night_submit(request: Request) -> Response:
     if errors:
         return _setup_page(request, typed, errors, status=422)
     if typed["mode"] == "online":
-        await club_online.advance(request.app, night_id)  # type: ignore[arg-type]
+        on_loop(club_online.advance, request.app, night_id)  # type: ignore[arg-type]
     return redirect(f"/club/nights/{night_id}", request)
 
 

@@ -3,7 +3,6 @@ part, the online tables' Play links and bots, and deleting a night."""
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 from datetime import date, timedelta
 from typing import Any
@@ -30,6 +29,7 @@ from app.web.club.common import (
     require_elder,
 )
 from app.web.club.night_games import night_games
+from app.web.shared.loop import on_loop
 from app.web.shared.security import set_seat_cookie
 
 router = APIRouter(prefix="/club", tags=["club"])
@@ -181,13 +181,13 @@ def night_live(request: Request, night_id: int) -> Response:
 
 
 @router.post("/nights/{night_id}/play/{key}/{chair}")
-async def play_at_table(request: Request, night_id: int, key: str, chair: int) -> Response:
+def play_at_table(request: Request, night_id: int, key: str, chair: int, _form: auth.CsrfForm) -> Response:
     """A member's way into their own online table: only the member of that chair, on a device
     that remembers them (`identity`), gets a fresh token for the seat (the previous one stops
     working: this is how a member takes their seat back on another device), the room's seat
     cookie, then the room. Anyone else is told whose seat it is and nothing moves. A POST, so
-    that no link preview or prefetch takes a seat."""
-    await auth.check_csrf(request)
+    that no link preview or prefetch takes a seat. The seat token is issued on the event loop,
+    where every room change happens."""
     with session_scope(db_engine(request)) as session:
         row = store.get_night(session, night_id=night_id)
     if row is None:
@@ -197,10 +197,10 @@ async def play_at_table(request: Request, night_id: int, key: str, chair: int) -
     if not 0 <= chair < len(players):
         raise HTTPException(status_code=404, detail=_("No such table or seat"))
     owner = seat_owner(row, players[chair])
-    me = await asyncio.to_thread(identity.remembered, request)  # a database read: off the loop
+    me = identity.remembered(request)
     if me is None or owner is None or me.member_id != owner:
         return seat_refused(request, row, seat_name=players[chair], me=me)
-    link = await club_online.issue_seat(request.app, row, key, chair)
+    link = on_loop(club_online.issue_seat, request.app, row, key, chair)
     if link is None:
         raise HTTPException(status_code=404, detail=_("No such table or seat"))
     slug, seat_token = link
@@ -226,21 +226,19 @@ def seat_refused(request: Request, row: store.Night, *, seat_name: str, me: iden
 
 
 @router.post("/nights/{night_id}/bots/{key}", response_class=HTMLResponse)
-async def bots_for_absent(request: Request, night_id: int, key: str) -> Response:
+def bots_for_absent(request: Request, night_id: int, key: str, _form: auth.CsrfForm) -> Response:
     """An elder's wish that bots play the seats of players who are not at their online table:
     accepted at once, kept with the night, carried out as soon as the room allows (a player
     away only briefly gets their grace time first). Back to the night page (POST-redirect-GET)."""
-    await auth.check_csrf(request)
     require_elder(request)
-    if not await asyncio.to_thread(club_online.wish_bots, request.app, night_id, key):
+    if not club_online.wish_bots(request.app, night_id, key):
         raise HTTPException(status_code=404, detail=_("No such table"))
-    await club_online.apply_bot_wishes(request.app, night_id)
+    on_loop(club_online.apply_bot_wishes, request.app, night_id)
     return redirect(f"/club/nights/{night_id}", request)
 
 
 @router.post("/nights/{night_id}/delete")
-async def delete_night(request: Request, night_id: int) -> Response:
-    form = await auth.check_csrf(request)
+def delete_night(request: Request, night_id: int, form: auth.CsrfForm) -> Response:
     require_elder(request)
     if form.get("confirm") != "yes":
         return redirect(f"/club/nights/{night_id}", request)

@@ -16,19 +16,23 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+import threading
 from typing import Any, cast
 
 from fastapi import FastAPI
 
-from app.club import RoundResult
+from app.club import Night, RoundResult
 from app.rooms import LiveRoom, Refused, RoomManager
 from app.store import club as store
 from app.store.db import session_scope
 from app.web.club import night_data as cn
 from app.web.club import table_flow
-from app.web.state import manager_of
+from app.web.state import find_room, manager_of
 
 log = logging.getLogger("gurka.club.online")
+# One night's state is read, changed and written back by several threads of this process (a
+# table's result, a new room, an elder's wish for bots): one at a time, so none undoes another.
+_NIGHT_WRITES = threading.Lock()
 
 PRESET = "gurka-night"
 DEFAULT_TURN_SECONDS = 60
@@ -83,7 +87,7 @@ def install(app: FastAPI) -> None:
     table_flow.install(app)
 
     async def on_game_over(room: LiveRoom) -> None:
-        night_id = night_of_room(app, room.slug)
+        night_id = await asyncio.to_thread(night_of_room, app, room.slug)
         if night_id is not None:
             await advance(app, night_id)
 
@@ -92,13 +96,16 @@ def install(app: FastAPI) -> None:
 
 async def catch_up(app: FastAPI) -> None:
     """At start: every open online night records what its rooms finished and opens what is due."""
-    with session_scope(app.state.engine) as session:
-        ids = [n.id for n in store.list_nights(session, status="open") if n.mode == "online"]
-    for night_id in ids:
+    for night_id in await asyncio.to_thread(_open_online_nights, app):
         try:
-            await advance(app, night_id)  # type: ignore[arg-type]
+            await advance(app, night_id)
         except Exception:
             log.exception("night %s: could not catch up with its rooms", night_id)
+
+
+def _open_online_nights(app: FastAPI) -> list[int]:
+    with session_scope(app.state.engine) as session:
+        return [n.id for n in store.list_nights(session, status="open") if n.mode == "online" and n.id is not None]
 
 
 def night_of_room(app: FastAPI, slug: str) -> int | None:
@@ -126,16 +133,12 @@ async def advance(app: FastAPI, night_id: int) -> None:
 
 
 async def _step(app: FastAPI, night_id: int) -> bool:
-    """One pass; True if a result was recorded (so the night may have moved on)."""
-    engine = app.state.engine
-    with session_scope(engine) as session:
-        loaded = cn.load(session, night_id=night_id)
-        if loaded is None:
-            return False
-        row, _results, night = loaded
-        if row.mode != "online" or row.status != "open":
-            return False
-        rooms: dict[str, Any] = dict(row.state.get("rooms", {}))
+    """One pass; True if a result was recorded (so the night may have moved on). The database
+    work runs in worker threads; the rooms are read here, on the event loop."""
+    loaded = await asyncio.to_thread(_open_online_night, app, night_id)
+    if loaded is None:
+        return False
+    night, rooms = loaded
     manager = manager_of(app)
     if night.phase in ("base", "finals"):
         stage, number = night.stage, night.current.number
@@ -147,12 +150,13 @@ async def _step(app: FastAPI, night_id: int) -> bool:
             if entry is None or entry.get("players") != chairs or entry.get("dealer") != dealer:
                 await _open(app, manager, night_id, rooms, key, chairs, dealer)
                 continue
-            room = manager.get(entry["slug"])
+            room = await find_room(manager, entry["slug"])
             if not _finished(room, len(chairs)):
                 continue
             assert room is not None
             result = result_from_game(room.game, chairs)
-            if _record(app, night_id, stage=stage, number=number, table=table, result=result):
+            if await asyncio.to_thread(_record, app, night_id, stage=stage, number=number, table=table,
+                                       result=result):
                 return True
     elif night.phase == "playoff":
         stage = night.stage
@@ -168,11 +172,12 @@ async def _step(app: FastAPI, night_id: int) -> bool:
             if entry is None:
                 await _open(app, manager, night_id, rooms, key, list(group), secrets.randbelow(len(group)))
                 continue
-            room = manager.get(entry["slug"])
+            room = await find_room(manager, entry["slug"])
             if not _finished(room, len(group)):
                 continue
             assert room is not None
-            if _record_playoff(app, night_id, stage=stage, order=playoff_order(room.game, entry["players"])):
+            order = playoff_order(room.game, entry["players"])
+            if await asyncio.to_thread(_record_playoff, app, night_id, stage=stage, order=order):
                 return True
     return False
 
@@ -181,33 +186,57 @@ async def _open(app: FastAPI, manager: RoomManager, night_id: int, rooms: dict[s
                 players: list[str], dealer: int) -> None:
     """A table's room, seated in chair order with its first dealer; remembered in the night (and
     in `rooms`, the caller's copy of the night's rooms)."""
-    with session_scope(app.state.engine) as session:
-        night_row = store.get_night(session, night_id=night_id)
-        turn_seconds = night_row.turn_seconds if night_row is not None else DEFAULT_TURN_SECONDS
+    turn_seconds = await asyncio.to_thread(_turn_seconds, app, night_id)
     try:
         room = await manager.create_table(preset=PRESET, options={}, names=players, dealer=dealer,
                                           turn_seconds=turn_seconds)
     except Refused:
         log.exception("night %s: could not open the room for %s", night_id, key)
         return
+    entry = await asyncio.to_thread(_remember_room, app, night_id, key, players, dealer, room.slug)
+    if entry is not None:
+        rooms[key] = entry
+
+
+def _open_online_night(app: FastAPI, night_id: int) -> tuple[Night, dict[str, Any]] | None:
+    """The night and its rooms, if it is an open online night."""
     with session_scope(app.state.engine) as session:
+        loaded = cn.load(session, night_id=night_id)
+        if loaded is None:
+            return None
+        row, _results, night = loaded
+        if row.mode != "online" or row.status != "open":
+            return None
+        return night, dict(row.state.get("rooms", {}))
+
+
+def _turn_seconds(app: FastAPI, night_id: int) -> float:
+    with session_scope(app.state.engine) as session:
+        night_row = store.get_night(session, night_id=night_id)
+        return night_row.turn_seconds if night_row is not None else DEFAULT_TURN_SECONDS
+
+
+def _remember_room(app: FastAPI, night_id: int, key: str, players: list[str], dealer: int,
+                   slug: str) -> dict[str, Any] | None:
+    """Keep the table's new room with the night; None if another process opened it meanwhile."""
+    with _NIGHT_WRITES, session_scope(app.state.engine) as session:
         fresh = store.get_night(session, night_id=night_id)
         if fresh is None:
-            return
+            return None
         theirs = fresh.state.get("rooms", {}).get(key)
         if theirs and theirs.get("players") == players and theirs.get("dealer") == dealer:
             log.warning("night %s: %s was opened meanwhile (another process); room %s unused",
-                        night_id, key, room.slug)
-            return
-        entry = {"slug": room.slug, "players": players, "dealer": dealer}
+                        night_id, key, slug)
+            return None
+        entry = {"slug": slug, "players": players, "dealer": dealer}
         stored = {**fresh.state.get("rooms", {}), key: entry}
         store.save_night_state(session, night_id=night_id, state={**fresh.state, "rooms": stored},
                                status=fresh.status, winner=fresh.winner)
-    rooms[key] = entry
+    return entry
 
 
 def _record(app: FastAPI, night_id: int, *, stage: str, number: int, table: str, result: RoundResult) -> bool:
-    with session_scope(app.state.engine) as session:
+    with _NIGHT_WRITES, session_scope(app.state.engine) as session:
         loaded = cn.load(session, night_id=night_id)
         if loaded is None:
             return False
@@ -223,7 +252,7 @@ def _record(app: FastAPI, night_id: int, *, stage: str, number: int, table: str,
 
 
 def _record_playoff(app: FastAPI, night_id: int, *, stage: str, order: list[str]) -> bool:
-    with session_scope(app.state.engine) as session:
+    with _NIGHT_WRITES, session_scope(app.state.engine) as session:
         loaded = cn.load(session, night_id=night_id)
         if loaded is None:
             return False
@@ -253,7 +282,7 @@ async def issue_seat(app: FastAPI, row: store.Night, key: str, chair: int) -> tu
     entry = room_entry(row, key)
     if entry is None or not 0 <= chair < len(entry.get("players", [])):
         return None
-    room = manager_of(app).get(entry["slug"])
+    room = await find_room(manager_of(app), entry["slug"])
     if room is None or chair not in room.seats:
         return None
     try:
@@ -269,7 +298,7 @@ async def issue_seat(app: FastAPI, row: store.Night, key: str, chair: int) -> tu
 def wish_bots(app: FastAPI, night_id: int, key: str) -> bool:
     """Record an elder's wish that bots play the absent seats of a table (kept across restarts
     in `nights.state["bots"]`). False if there is no such table."""
-    with session_scope(app.state.engine) as session:
+    with _NIGHT_WRITES, session_scope(app.state.engine) as session:
         row = store.get_night(session, night_id=night_id)
         if row is None or room_entry(row, key) is None:
             return False
@@ -282,15 +311,19 @@ def wish_bots(app: FastAPI, night_id: int, key: str) -> bool:
 
 async def apply_bot_wishes(app: FastAPI, night_id: int) -> None:
     """Start carrying out every wished-for table whose room is still playing."""
-    with session_scope(app.state.engine) as session:
-        row = store.get_night(session, night_id=night_id)
-        if row is None:
-            return
-        slugs = [e["slug"] for k in row.state.get("bots", []) if (e := room_entry(row, k)) is not None]
+    slugs = await asyncio.to_thread(_wished_slugs, app, night_id)
     tasks = _bot_tasks(app)
     for slug in slugs:
         if slug not in tasks or tasks[slug].done():
             tasks[slug] = asyncio.create_task(bots_when_allowed(app, slug))
+
+
+def _wished_slugs(app: FastAPI, night_id: int) -> list[str]:
+    with session_scope(app.state.engine) as session:
+        row = store.get_night(session, night_id=night_id)
+        if row is None:
+            return []
+        return [e["slug"] for k in row.state.get("bots", []) if (e := room_entry(row, k)) is not None]
 
 
 def _bot_tasks(app: FastAPI) -> dict[str, asyncio.Task[None]]:
@@ -309,7 +342,7 @@ async def bots_when_allowed(app: FastAPI, slug: str) -> None:
     or the game is over."""
     manager = manager_of(app)
     while True:
-        room = manager.get(slug)
+        room = await find_room(manager, slug)
         if room is None or room.status == "over":
             return
         waiting = False

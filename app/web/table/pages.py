@@ -17,7 +17,7 @@ from app.rooms.room import LiveRoom, Refused
 from app.rooms.state import DEFAULT_TURN_SECONDS
 from app.rules.text import Text, text_of
 from app.web.shared.security import seat_token, set_seat_cookie
-from app.web.state import TEMPLATES_DIR, get_manager, get_templates, seat_table_context
+from app.web.state import TEMPLATES_DIR, find_room, get_manager, get_templates, seat_table_context
 from app.web.table.rejoin_panel import rejoin_panel
 from app.web.table.render import render_block
 from app.web.table.talk import chat_context
@@ -109,8 +109,8 @@ class NoSuchRoom(Exception):
     """A room link that leads nowhere: answered with an HTML page and a way home."""
 
 
-def _room_or_404(manager: RoomManager, slug: str) -> LiveRoom:
-    room = manager.get(slug) if len(slug) <= 64 else None
+async def _room_or_404(manager: RoomManager, slug: str) -> LiveRoom:
+    room = await find_room(manager, slug)
     if room is None:
         raise NoSuchRoom(slug)
     return room
@@ -123,7 +123,8 @@ def no_such_room(request: Request, _exc: Exception) -> Response:
 
 def room_response(request: Request, templates: Jinja2Templates, room: LiveRoom, *,
                   error: str | None = None, status_code: int = 200, prefill: str = "") -> Response:
-    """The room page for whoever asks (their seat from their cookie; the rejoin panel is theirs)."""
+    """The room page for whoever asks (their seat from their cookie; the rejoin panel is theirs).
+    Call it on the event loop: it reads the live room, which only the loop changes."""
     token = seat_token(request, room.slug)
     seat = room.seat_for_token(token)
     ctx = seat_table_context(request.app, room, seat)
@@ -138,14 +139,14 @@ def room_response(request: Request, templates: Jinja2Templates, room: LiveRoom, 
 
 
 @router.get("/r/{slug}", response_class=HTMLResponse)
-def room_page(request: Request, slug: str, manager: ManagerDep, templates: TemplatesDep) -> Response:
-    room = _room_or_404(manager, slug)
+async def room_page(request: Request, slug: str, manager: ManagerDep, templates: TemplatesDep) -> Response:
+    room = await _room_or_404(manager, slug)
     return room_response(request, templates, room, error=request.query_params.get("error"))
 
 
 @router.post("/r/{slug}/join")
 async def join(request: Request, slug: str, manager: ManagerDep, templates: TemplatesDep) -> Response:
-    room = _room_or_404(manager, slug)
+    room = await _room_or_404(manager, slug)
     if room.seat_for_token(seat_token(request, slug)) is not None:
         return RedirectResponse(f"/r/{slug}", status_code=303)
     form = await request.form()

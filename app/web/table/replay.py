@@ -15,14 +15,14 @@ from fastapi.templating import Jinja2Templates
 from sqlalchemy import Engine
 
 from app.i18n import N_
-from app.rooms import RoomManager
+from app.rooms import LiveRoom, RoomManager
 from app.rooms.chat import REACT, SAY, ChatLine
 from app.rooms.replay import GameStory, Step, StoredEvent, build_stories
 from app.rules.cards import pretty_cards
 from app.rules.text import Text
 from app.store import rooms as store
 from app.store.db import session_scope
-from app.web.state import get_manager, get_templates
+from app.web.state import find_room, get_manager, get_templates
 from app.web.table.render import display_name
 from app.web.table.score_sheet import score_rows
 from app.web.table.talk import line_model
@@ -117,11 +117,20 @@ def _refused(request: Request, templates: Jinja2Templates, slug: str, message: s
 @router.get("/r/{slug}/replay", response_class=HTMLResponse)
 async def replay_page(request: Request, slug: str, manager: ManagerDep, templates: TemplatesDep,
                       game: str | None = None, step: str | None = None) -> Response:
-    room = manager.get(slug) if len(slug) <= 64 else None
+    """The room is looked up on the event loop (its players' names read there); the stored log is
+    read, replayed and rendered in a worker thread."""
+    room = await find_room(manager, slug)
     if room is None:
         raise HTTPException(404, N_("No such room: check the link."))
-    events = await asyncio.to_thread(_load, manager.db, room.id)
-    chat = await asyncio.to_thread(manager.load_chat, room.id)
+    humans = frozenset(s.name for s in room.seats.values() if not s.is_bot)
+    return await asyncio.to_thread(_replay_response, request, manager, templates, room, humans, game, step)
+
+
+def _replay_response(request: Request, manager: RoomManager, templates: Jinja2Templates, room: LiveRoom,
+                     humans: frozenset[str], game: str | None, step: str | None) -> Response:
+    slug = room.slug
+    events = _load(manager.db, room.id)
+    chat = manager.load_chat(room.id)
     stories = build_stories(room.preset, room.options, events)
     finished = [s for s in stories if s.over]
     number, at = _whole(game), _whole(step) or 0
@@ -142,7 +151,6 @@ async def replay_page(request: Request, slug: str, manager: ManagerDep, template
         story = story_or_none
     i = min(max(at, 0), len(story.steps) - 1)
     current = story.steps[i]
-    humans = frozenset(s.name for s in room.seats.values() if not s.is_bot)
     names = [display_name(n, n.endswith(" (bot)"), humans) for n in story.players]
     actor = names[current.actor] if current.actor is not None else ""
     done_deals = [d for d in story.deal_log if d.deal_no < current.deal_no or current.deal_end is not None

@@ -3,11 +3,13 @@
 Before a socket is served: the Origin must be this site (scheme, host and port) or an allowed
 one, and the room and the address must be under their connection caps. While it is served,
 it may send only so many messages per 20 s (`app.web.shared.ws_budgets`); beyond that it is closed with
-1008 and the reason.
+1008 and the reason. A socket the hub drops (its reader fell behind) is let go at once, and after
+a burst of closed sockets their memory is handed back to the system (`app.web.shared.memory`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 
@@ -15,12 +17,13 @@ from fastapi import APIRouter, FastAPI, WebSocket
 from starlette.websockets import WebSocketDisconnect
 
 from app.i18n import current_language
-from app.rooms.hub import Connection
-from app.rooms.room import MAX_FRAME
+from app.rooms.hub import CLOSE_WAIT, Connection
+from app.rooms.room import MAX_FRAME, LiveRoom
 from app.rooms.tokens import hash_token
+from app.web.shared.memory import MemoryReturn
 from app.web.shared.security import origin_allowed, seat_token
 from app.web.shared.ws_budgets import ConnectionCaps, MessageBudget
-from app.web.state import manager_of
+from app.web.state import find_room, manager_of
 
 log = logging.getLogger("gurka.web.ws")
 router = APIRouter(tags=["room websocket"])
@@ -40,6 +43,21 @@ def caps_of(app: FastAPI) -> ConnectionCaps:
     return caps
 
 
+def memory_of(app: FastAPI) -> MemoryReturn:
+    found: MemoryReturn | None = getattr(app.state, "memory_return", None)
+    if found is None:
+        found = app.state.memory_return = MemoryReturn()
+    return found
+
+
+async def _close_quietly(websocket: WebSocket) -> None:
+    """Close the socket if it is still open. A failure ends here: raised through `wait_for`, it
+    would tie this handler's frames (and the connection's objects) into a reference cycle that
+    only a full garbage collection frees."""
+    with contextlib.suppress(Exception):  # closed already, by either side
+        await websocket.close()
+
+
 def _decode(raw: bytes) -> str | bytes:
     if len(raw) > MAX_FRAME:
         return raw  # handle() refuses it by size
@@ -49,6 +67,45 @@ def _decode(raw: bytes) -> str | bytes:
         return raw
 
 
+async def _serve_until_gone(websocket: WebSocket, room: LiveRoom, conn: Connection) -> None:
+    """Serve the socket's messages until it disconnects, or the hub drops it (a reader that fell
+    behind): then the handler ends at once, even though a silent client never sends again."""
+    serving = asyncio.ensure_future(_serve(websocket, room, conn))
+    serving.add_done_callback(lambda _: conn.gone.set())  # one wait for both ends
+    try:
+        await conn.gone.wait()
+    finally:
+        if not serving.done():
+            serving.cancel()
+    if serving.done() and not serving.cancelled():
+        serving.result()  # its error, if any, is the handler's
+
+
+async def _serve(websocket: WebSocket, room: LiveRoom, conn: Connection) -> None:
+    settings = websocket.app.state.settings
+    budgets = {
+        True: MessageBudget(settings.ws_player_messages, MESSAGE_WINDOW),
+        False: MessageBudget(settings.ws_spectator_messages, MESSAGE_WINDOW),
+    }
+    while True:
+        message = await websocket.receive()
+        if message["type"] == "websocket.disconnect":
+            break
+        data = message.get("text")
+        if data is None and message.get("bytes") is not None:
+            data = _decode(message["bytes"])
+        if data is None:
+            continue
+        if conn.closed:
+            break
+        if not budgets[conn.seat is not None].allow():
+            limit = budgets[conn.seat is not None].limit
+            await websocket.close(code=1008, reason=f"more than {limit} messages in 20 s")
+            await conn.stop()
+            break
+        await room.handle(conn, data)
+
+
 @router.websocket("/r/{slug}/ws")
 async def room_socket(websocket: WebSocket, slug: str) -> None:
     settings = websocket.app.state.settings
@@ -56,7 +113,7 @@ async def room_socket(websocket: WebSocket, slug: str) -> None:
         await websocket.close(code=1008, reason="origin not allowed")
         return
     manager = manager_of(websocket.app)
-    room = manager.get(slug) if len(slug) <= 64 else None
+    room = await find_room(manager, slug)
     if room is None:
         await websocket.close(code=1008, reason="no such room")
         return
@@ -75,27 +132,7 @@ async def room_socket(websocket: WebSocket, slug: str) -> None:
                           token_hash=hash_token(token) if token else None, lang=current_language())
         room.attach(conn)
         room.schedule_bot()
-        budgets = {
-            True: MessageBudget(settings.ws_player_messages, MESSAGE_WINDOW),
-            False: MessageBudget(settings.ws_spectator_messages, MESSAGE_WINDOW),
-        }
-        while True:
-            message = await websocket.receive()
-            if message["type"] == "websocket.disconnect":
-                break
-            data = message.get("text")
-            if data is None and message.get("bytes") is not None:
-                data = _decode(message["bytes"])
-            if data is None:
-                continue
-            if conn.closed:
-                break
-            if not budgets[conn.seat is not None].allow():
-                limit = budgets[conn.seat is not None].limit
-                await conn.stop()
-                await websocket.close(code=1008, reason=f"more than {limit} messages in 20 s")
-                break
-            await room.handle(conn, data)
+        await _serve_until_gone(websocket, room, conn)
     except WebSocketDisconnect:
         pass
     except Exception:
@@ -105,5 +142,6 @@ async def room_socket(websocket: WebSocket, slug: str) -> None:
         if conn is not None:
             room.detach(conn)
             await conn.stop()
-        with contextlib.suppress(Exception):
-            await websocket.close()
+            memory_of(websocket.app).socket_closed()
+        with contextlib.suppress(TimeoutError):  # a reader that never reads cannot take it: bounded
+            await asyncio.wait_for(_close_quietly(websocket), CLOSE_WAIT)

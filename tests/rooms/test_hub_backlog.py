@@ -1,0 +1,145 @@
+"""What a slow reader may cost: a newer table supersedes the tables it has not taken, a writer
+stuck on one frame for too long is dropped and lets go of its queue, and the table frame the
+hub recognises is the one rooms really send."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import json
+import weakref
+
+from app.rooms import RoomManager
+from app.rooms.hub import PRESENCE_FRAME, TABLE_FRAME, Connection
+
+
+def table(version: int) -> str:
+    return json.dumps({"kind": "table", "version": version, "content": f"<div>v{version}</div>"})
+
+
+def notice(text: str) -> str:
+    return json.dumps({"kind": "notice", "message": text})
+
+
+class Stuck:
+    """A client socket that takes one frame and then never another."""
+
+    def __init__(self) -> None:
+        self.sent: list[str] = []
+        self.closed: list[int] = []
+        self.never = asyncio.Event()
+
+    async def send(self, frame: str) -> None:
+        self.sent.append(frame)
+        await self.never.wait()
+
+    async def close(self, code: int) -> None:
+        self.closed.append(code)
+
+
+async def test_a_newer_table_supersedes_the_tables_a_slow_reader_has_not_taken() -> None:
+    client = Stuck()
+    conn = Connection(client.send, client.close, token_hash=None, queue_size=4)
+    conn.start()
+    conn.offer(table(1))
+    await asyncio.sleep(0)  # the writer takes v1 and gets stuck sending it
+    for frame in (table(2), notice("hello"), table(3), table(4)):
+        assert conn.offer(frame)
+    assert list(conn.queue) == [notice("hello"), table(4)]  # v2 and v3 were superseded, in order
+    for i in range(50):  # a reader that is behind never holds more than the newest table
+        assert conn.offer(table(5 + i))
+    assert list(conn.queue) == [notice("hello"), table(54)] and not conn.closed
+    assert client.sent == [table(1)]
+    await conn.stop()
+    assert not conn.queue
+
+
+async def test_a_writer_stuck_on_one_frame_too_long_is_dropped_and_lets_go_of_its_queue() -> None:
+    now = [100.0]
+    client = Stuck()
+    conn = Connection(client.send, client.close, token_hash=None, send_stall=5.0, clock=lambda: now[0])
+    conn.start()
+    conn.offer(table(1))
+    await asyncio.sleep(0)
+    assert conn.offer(notice("a")) and conn.offer(table(2))
+    now[0] += 4.9
+    assert conn.offer(table(3))  # still within the stall limit
+    now[0] += 0.2
+    assert conn.offer(table(4)) is False  # stuck over 5 s: dropped
+    assert conn.closed and conn.gone.is_set() and not conn.queue
+    await asyncio.sleep(0.01)
+    assert client.closed == [1013]  # "try again later": a browser reconnects and gets the table
+    assert conn.offer(table(5)) is False
+
+
+async def test_a_full_queue_of_other_frames_still_drops_the_reader() -> None:
+    client = Stuck()
+    conn = Connection(client.send, client.close, token_hash=None, queue_size=3)
+    conn.start()
+    conn.offer(notice("0"))
+    await asyncio.sleep(0)
+    assert all(conn.offer(notice(str(i))) for i in (1, 2, 3))
+    assert conn.offer(notice("4")) is False and conn.closed and conn.gone.is_set()
+
+
+async def test_the_hub_recognises_the_table_frames_rooms_send(manager: RoomManager) -> None:
+    room, _token = await manager.create_room(preset="gurka-night", options={}, seats=3, host_name="Ann")
+    assert room.table_frame(None).startswith(TABLE_FRAME)
+    assert room.table_frame(0).startswith(TABLE_FRAME)
+    assert not room.notice_frame("hello").startswith(TABLE_FRAME)
+
+
+async def test_a_connection_that_is_done_is_freed_at_once_without_the_garbage_collector() -> None:
+    """No reference cycle keeps a dropped or stopped connection (and the socket objects it holds)
+    alive until a full collection, which with the app's thresholds may be a long time away."""
+
+    async def failing_close(code: int) -> None:
+        raise RuntimeError("the socket is gone")
+
+    gc.disable()
+    try:
+        refs = []
+        for ending in ("drop", "stop"):
+            client = Stuck()
+            conn = Connection(client.send, failing_close, token_hash=None)
+            conn.start()
+            conn.offer(table(1))
+            await asyncio.sleep(0)  # stuck sending
+            conn.offer(table(2))
+            if ending == "drop":
+                conn.drop(code=1013)
+            else:
+                await conn.stop()
+            for _ in range(5):
+                await asyncio.sleep(0)  # the writer's cancellation and the failed close run
+            refs.append(weakref.ref(conn))
+            del conn, client
+        await asyncio.sleep(0.01)
+        assert [r() for r in refs] == [None, None]
+    finally:
+        gc.enable()
+
+
+def presence(version: int, marks: str) -> str:
+    return json.dumps({"kind": "presence", "version": version, "content": marks, "swap": "none"})
+
+
+async def test_presence_marks_supersede_older_marks_and_a_table_supersedes_both() -> None:
+    client = Stuck()
+    conn = Connection(client.send, client.close, token_hash=None, queue_size=4)
+    conn.start()
+    conn.offer(table(1))
+    await asyncio.sleep(0)  # the writer takes v1 and gets stuck sending it
+    for frame in (presence(1, "a"), notice("hello"), presence(1, "b")):
+        assert conn.offer(frame)
+    assert list(conn.queue) == [notice("hello"), presence(1, "b")]  # the latest marks only
+    assert conn.offer(table(2))
+    assert list(conn.queue) == [notice("hello"), table(2)]  # the table shows the marks too
+    assert conn.offer(presence(2, "c"))
+    assert list(conn.queue) == [notice("hello"), table(2), presence(2, "c")]  # marks never replace a table
+
+
+async def test_the_hub_recognises_the_presence_frames_rooms_send(manager: RoomManager) -> None:
+    room, _token = await manager.create_room(preset="gurka-night", options={}, seats=3, host_name="Ann")
+    assert room.presence_frame().startswith(PRESENCE_FRAME)
+    assert not room.presence_frame().startswith(TABLE_FRAME)
