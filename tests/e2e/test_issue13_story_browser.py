@@ -61,6 +61,17 @@ RECORD_TITLES = """() => {
     .observe(document.querySelector("title"), { childList: true, characterData: true, subtree: true });
 }"""
 ICON = """() => document.querySelector("link[rel=icon]").getAttribute("href")"""
+# the page's turn, title, favicon and notifications at one instant
+SNAPSHOT = """() => ({
+  mine: document.getElementById("table").dataset.myTurn === "true",
+  title: document.title,
+  icon: document.querySelector("link[rel=icon]").getAttribute("href"),
+  notes: window.__notes.length,
+})"""
+SETTLED = """a => {
+  const t = document.getElementById("table");
+  return +t.dataset.version > a.v && (t.dataset.myTurn === "true" || document.title === a.title);
+}"""
 TURN_ICON_MARK = "%23d33"  # the red dot of the your-turn favicon (URL-encoded '#d33')
 
 WORDS: dict[str, dict[str, str]] = {
@@ -247,13 +258,15 @@ def test_issue13_done_when(server: str, browser: Any, shots: Path) -> None:
             notes_before = actor.evaluate("window.__notes.length")
             before = version(actor)
             play_marked_card(actor)
-            wait_page(actor, "v => +document.getElementById('table').dataset.version > v", before,
-                      what=f"{actor_lang}'s move pushed back")
+            # after one's own move: either the turn is still one's own (a trick won, the next deal)
+            # or the title is back; one's own move never notifies
+            wait_page(actor, SETTLED, {"v": before, "title": base_title[actor]},
+                      what=f"{actor_lang}'s move pushed back and the title settled")
             moves[actor_lang] += 1
-            if not my_turn(actor):  # one's own move never alerts
-                assert actor.evaluate("window.__notes.length") == notes_before, "an alert for one's own move"
-                wait_page(actor, "t => document.title === t", base_title[actor],
-                          what=f"the {actor_lang} title back once the move is made")
+            after = actor.evaluate(SNAPSHOT)
+            if not after["mine"]:
+                assert after["notes"] == notes_before, "an alert for one's own move"
+                assert after["title"] == base_title[actor] and TURN_ICON_MARK not in after["icon"]
             assert sum(moves.values()) < 300, "the game did not end"
 
         assert all(moves.values()), f"each of the three played: {moves}"
