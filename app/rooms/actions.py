@@ -16,6 +16,7 @@ from app.rooms.host import Event
 from app.rooms.publishing import RoomPublishing
 from app.rooms.seats import BOT_NAMES, Refused, Seat, clean_name
 from app.rooms.tokens import new_token, seat_secrets
+from app.rules.ruleset import preset_title
 from app.rules.text import Text
 from app.store.rooms import VersionConflict
 
@@ -177,9 +178,9 @@ class RoomActions(RoomPublishing):
             n = len(self.seats)
             if n < lo:
                 raise Refused(Text("%(game)s needs at least %(n)s players: add a bot or wait for friends.",
-                                   game=self.preset, n=lo))
+                                   game=preset_title(self.preset), n=lo))
             if n > hi:
-                raise Refused(Text("%(game)s takes at most %(n)s players.", game=self.preset, n=hi))
+                raise Refused(Text("%(game)s takes at most %(n)s players.", game=preset_title(self.preset), n=hi))
             # Close the gaps: seats become 0..n-1 in the order people sat down.
             order = sorted(self.seats.values(), key=lambda s: s.seat)
             renumber = {s.seat: i for i, s in enumerate(order)}

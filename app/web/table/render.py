@@ -16,6 +16,7 @@ from markupsafe import Markup, escape
 from app.i18n import N_, _, ngettext, say
 from app.rooms.room import LiveRoom
 from app.rules.cards import RANK_WORD, pretty, pretty_cards
+from app.rules.ruleset import PRESET_TITLES
 from app.web.table.score_sheet import score_rows
 
 # The card's name, said in the reader's language: "%(rank)s of %(suit)s" with these words (the
@@ -23,13 +24,7 @@ from app.web.table.score_sheet import score_rows
 SUIT_NAME = {"C": N_("clubs"), "D": N_("diamonds"), "H": N_("hearts"), "S": N_("spades")}
 RANK_NAME = {"J": N_("jack"), "Q": N_("queen"), "K": N_("king"), "A": N_("ace"), "T": "10"}
 # English message ids (N_): templates say them with the `say` filter, code with _()
-PRESET_TITLE = {
-    "gurka-night": N_("Gurka Night (Danish club)"),
-    "gurka-is": N_("Gúrka (Icelandic)"),
-    "vidivellir": "Víðivellir",
-    "kurkku": N_("Kurkku (Finnish)"),
-    "rassi": N_("Rassi (Finnish)"),
-}
+PRESET_TITLE = PRESET_TITLES
 PHASE_TEXT = {
     "waiting": N_("Between deals"),
     "exchange": N_("Exchange"),
