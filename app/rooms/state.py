@@ -54,6 +54,7 @@ class RoomState:
         # what is played next.
         self.club_table = False
         self._bot_task: asyncio.Task[None] | None = None
+        self._retry_task: asyncio.Task[None] | None = None  # bots and timers again after a failed commit
         self.chat = ChatLog()  # table talk: kept apart from the game, never moves the version
         self.chat_lock = asyncio.Lock()
         # True when this process's last change lost the version race to another process: that

@@ -143,7 +143,9 @@ def room_page(request: Request, slug: str, manager: ManagerDep, templates: Templ
 
 @router.post("/r/{slug}/join")
 async def join(request: Request, slug: str, manager: ManagerDep, templates: TemplatesDep) -> Response:
-    room = _room_or_404(manager, slug)
+    room = await manager.find(slug) if len(slug) <= 64 else None
+    if room is None:
+        raise NoSuchRoom(slug)
     if room.seat_for_token(seat_token(request, slug)) is not None:
         return RedirectResponse(f"/r/{slug}", status_code=303)
     form = await request.form()

@@ -111,7 +111,7 @@ def _refused(request: Request, templates: Jinja2Templates, slug: str, message: s
 @router.get("/r/{slug}/replay", response_class=HTMLResponse)
 async def replay_page(request: Request, slug: str, manager: ManagerDep, templates: TemplatesDep,
                       game: str | None = None, step: str | None = None) -> Response:
-    room = manager.get(slug) if len(slug) <= 64 else None
+    room = await manager.find(slug) if len(slug) <= 64 else None
     if room is None:
         raise HTTPException(404, "No such room: check the link.")
     events = await asyncio.to_thread(_load, manager.db, room.id)

@@ -55,7 +55,7 @@ async def room_socket(websocket: WebSocket, slug: str) -> None:
         await websocket.close(code=1008, reason="origin not allowed")
         return
     manager = manager_of(websocket.app)
-    room = manager.get(slug) if len(slug) <= 64 else None
+    room = await manager.find(slug) if len(slug) <= 64 else None
     if room is None:
         await websocket.close(code=1008, reason="no such room")
         return
