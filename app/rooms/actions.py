@@ -314,7 +314,9 @@ class RoomActions(RoomPublishing):
             applied = engine.apply(g, action, seat)
             events: list[Event] = [(seat, "act", {"action": applied})]
             events += self._auto_deal(g)
-            return Change(applied, events, status="over" if g.over else None, game=g)
+            # a move of the seat's own clears its timeouts in a row (as a rebuild from the log does)
+            return Change(applied, events, status="over" if g.over else None, game=g,
+                          after=[lambda: self.count_timeout(seat, False)])
 
         return await self._run(fn)
 
