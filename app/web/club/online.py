@@ -280,6 +280,13 @@ def wish_bots(app: FastAPI, night_id: int, key: str) -> bool:
     return True
 
 
+async def record_bot_wish(app: FastAPI, night_id: int, key: str) -> bool:
+    """`wish_bots` off the event loop, never while this process opens rooms and writes the
+    night's state (`advance`): each writes the whole state, and one must not undo the other."""
+    async with _lock(app):
+        return await asyncio.to_thread(wish_bots, app, night_id, key)
+
+
 async def apply_bot_wishes(app: FastAPI, night_id: int) -> None:
     """Start carrying out every wished-for table whose room is still playing."""
     with session_scope(app.state.engine) as session:
