@@ -74,9 +74,13 @@ class RoomActions(RoomPublishing):
     async def _store(self, change: Change[T]) -> int:
         """Commit the staged events (off the event loop); the new version."""
         seats = None if change.seats is None else list(change.seats.values())
-        return await self.manager.store_commit(
-            self, events=change.events, seats=seats, status=change.status, host=change.host
-        )
+        self.committing = self.version + len(change.events)
+        try:
+            return await self.manager.store_commit(
+                self, events=change.events, seats=seats, status=change.status, host=change.host
+            )
+        finally:
+            self.committing = None
 
     def _retry_later(self) -> None:
         """After a failed commit: let the bots and timers look again a little later (the room

@@ -55,6 +55,9 @@ class RoomState:
         self.club_table = False
         self._bot_task: asyncio.Task[None] | None = None
         self._retry_task: asyncio.Task[None] | None = None  # bots and timers again after a failed commit
+        # The version this process's commit in flight will give the room (None: none in flight):
+        # its own doorbell may ring before the commit is adopted, and needs no catching up.
+        self.committing: int | None = None
         self.chat = ChatLog()  # table talk: kept apart from the game, never moves the version
         self.chat_lock = asyncio.Lock()
         # True when this process's last change lost the version race to another process: that

@@ -185,8 +185,8 @@ class RoomSync:
 
     async def on_notify(self, room_id: int, version: int) -> None:
         room = self.room_by_id(room_id)
-        if room is None or room.version >= version:
-            return  # not served here, or our own change
+        if room is None or room.version >= version or room.committing == version:
+            return  # not served here, or our own change (maybe not adopted yet)
         await self.catch_up(room)
 
     async def on_resync(self) -> None:
