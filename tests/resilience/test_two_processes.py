@@ -248,14 +248,17 @@ async def test_two_processes_racing_on_one_room_keep_one_history(two_servers, po
     state under an earlier version), a page never shows a move that is not committed, and no
     process ever has to throw its room away ("did not apply; rebuilding")."""
     a, b = two_servers
-    clients = await seat_across(a, b)
+    slug, t0 = await create_room(a.url, name="Anna", seats=3, target=30)  # a long game
+    t1 = await join_room(b.url, slug, "Bo")
+    t2 = await join_room(a.url, slug, "Cai")
+    clients = [SeatClient(a.url, slug, t0, "Anna@A"), SeatClient(b.url, slug, t1, "Bo@B"),
+               SeatClient(a.url, slug, t2, "Cai@A")]
     twins = [SeatClient(b.url if c.base_url == a.url else a.url, c.slug, c.token, c.name + "-twin")
              for c in clients]
     devices = [*clients, *twins]
     for c in devices:
         await c.connect()
     await start_game(clients)
-    slug = clients[0].slug
     stop = asyncio.Event()
     players = [asyncio.ensure_future(autoplay(c, random.Random(i), stop)) for i, c in enumerate(devices)]
     pages: list[tuple[int, int, list[str], int]] = []  # (seat, page version, hand, stored version after)
