@@ -57,15 +57,16 @@ class Change(Generic[T]):
 class RoomActions(RoomPublishing):
     def _adopt(self, change: Change[T], version: int) -> None:
         """The change is committed at `version`: the room becomes what it staged."""
-        if change.game is not None:
-            self.game = change.game
-        if change.seats is not None:
-            self.seats = dict(sorted(change.seats.items()))
-        if change.status is not None:
-            self.status = change.status
-        if change.host is not None:
-            self.host = change.host
-        self.version = version
+        with self.state_lock:
+            if change.game is not None:
+                self.game = change.game
+            if change.seats is not None:
+                self.seats = dict(sorted(change.seats.items()))
+            if change.status is not None:
+                self.status = change.status
+            if change.host is not None:
+                self.host = change.host
+            self.version = version
         for step in change.after:
             step()
         if change.seats is not None:

@@ -133,14 +133,15 @@ def apply_above(room: LiveRoom, snap: RoomSnapshot) -> bool:
             "room %s: events above %s did not apply; rebuilding it", room.id, room.version
         )
         return False
-    room.game = game
-    room.ready, room.timeouts, room.time_note = ready, timeouts, note
-    room.version = row.version
-    room.status = row.status
-    room.host = row.host
-    room.seats = {
-        s.seat: Seat(s.seat, s.name, s.token_hash, s.is_bot, s.bot_controlled, s.code_hash) for s in seats
-    }
+    with room.state_lock:
+        room.game = game
+        room.ready, room.timeouts, room.time_note = ready, timeouts, note
+        room.version = row.version
+        room.status = row.status
+        room.host = row.host
+        room.seats = {
+            s.seat: Seat(s.seat, s.name, s.token_hash, s.is_bot, s.bot_controlled, s.code_hash) for s in seats
+        }
     room.reseat()
     # Presence is per process: a player who just moved through another process is not "away"
     # here (so a host here cannot hand their seat to a bot while they play elsewhere).

@@ -147,7 +147,7 @@ async def _step(app: FastAPI, night_id: int) -> bool:
             if entry is None or entry.get("players") != chairs or entry.get("dealer") != dealer:
                 await _open(app, manager, night_id, rooms, key, chairs, dealer)
                 continue
-            room = manager.get(entry["slug"])
+            room = await manager.find(entry["slug"])
             if not _finished(room, len(chairs)):
                 continue
             assert room is not None
@@ -168,7 +168,7 @@ async def _step(app: FastAPI, night_id: int) -> bool:
             if entry is None:
                 await _open(app, manager, night_id, rooms, key, list(group), secrets.randbelow(len(group)))
                 continue
-            room = manager.get(entry["slug"])
+            room = await manager.find(entry["slug"])
             if not _finished(room, len(group)):
                 continue
             assert room is not None
@@ -253,7 +253,7 @@ async def issue_seat(app: FastAPI, row: store.Night, key: str, chair: int) -> tu
     entry = room_entry(row, key)
     if entry is None or not 0 <= chair < len(entry.get("players", [])):
         return None
-    room = manager_of(app).get(entry["slug"])
+    room = await manager_of(app).find(entry["slug"])
     if room is None or chair not in room.seats:
         return None
     try:
@@ -316,7 +316,7 @@ async def bots_when_allowed(app: FastAPI, slug: str) -> None:
     or the game is over."""
     manager = manager_of(app)
     while True:
-        room = manager.get(slug)
+        room = await manager.find(slug)
         if room is None or room.status == "over":
             return
         waiting = False

@@ -121,8 +121,9 @@ def room_response(request: Request, templates: Jinja2Templates, room: LiveRoom, 
                   error: str | None = None, status_code: int = 200, prefill: str = "") -> Response:
     """The room page for whoever asks (their seat from their cookie; the rejoin panel is theirs)."""
     token = seat_token(request, room.slug)
-    seat = room.seat_for_token(token)
-    ctx = table_context(room, seat)
+    with room.state_lock:  # one committed state, even while the room adopts the next one
+        seat = room.seat_for_token(token)
+        ctx = table_context(room, seat)
     ctx["status_text"] = status_line(ctx)
     ctx["join_error"] = error
     ctx["rejoin"] = rejoin_panel(request, room, seat, token)
