@@ -37,7 +37,10 @@ SOURCES: dict[str, tuple[Source, ...]] = {
         Source("templates/table", (("rules/**", "ignore"), *HTML)), Source("templates/shared", HTML),
         Source("app", (("parsing.py", "python"), ("**", "ignore"))),  # a bad websocket frame's words
     ),
-    "club": (Source("app/club", PY), Source("app/web/club", PY), Source("templates/club", HTML)),
+    "club": (
+        Source("app/club", PY), Source("app/web/club", PY), Source("templates/club", HTML),
+        Source("app/store", PY),  # the ledger's refusals (the store's other errors are never shown)
+    ),
     "rules": (Source("templates/table/rules", HTML),),
 }
 assert tuple(SOURCES) == DOMAINS

@@ -1,5 +1,12 @@
 """The action path of a room: check under the lock, commit to the event log, apply, publish;
-and the bots that act through the same path."""
+and the bots that act through the same path.
+
+Commit, then apply: a change is worked out on a fork of the game and staged as a `Change`
+without touching the live room; the writer thread commits it off the event loop, and only once
+the commit succeeded does the room adopt it. A commit that fails leaves the room exactly as it
+was (memory is always the last committed state), so the room carries on by itself as soon as the
+database answers again.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +14,8 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable
-from dataclasses import replace
-from typing import TypeVar
+from dataclasses import dataclass, field, replace
+from typing import Generic, TypeVar
 
 from app.names import name_key
 from app.rooms import engine
@@ -16,6 +23,7 @@ from app.rooms.host import Event
 from app.rooms.publishing import RoomPublishing
 from app.rooms.seats import BOT_NAMES, Refused, Seat, clean_name
 from app.rooms.tokens import new_token, seat_secrets
+from app.rules.ruleset import preset_title
 from app.rules.text import Text
 from app.store.rooms import VersionConflict
 
@@ -23,51 +31,121 @@ log = logging.getLogger("gurka.rooms")
 
 T = TypeVar("T")
 
+NOT_SAVED = Text("The server could not save that move (the database is not answering); nothing changed, "
+                 "try again in a moment.")
+RETRY_SECONDS = 2.0  # after a failed commit, bots and timers try again this much later
+
+
+class NotSaved(Refused):
+    """The change could not be committed: nothing changed, the room is as it was."""
+
+
+@dataclass
+class Change(Generic[T]):
+    """A staged room change: the events to commit and what the room becomes once they are.
+
+    `game` (a fork, or a new game) replaces the room's game; `seats`, `status` and `host` replace
+    the room's when given; `after` are in-memory-only steps run once the commit succeeded."""
+
+    result: T
+    events: list[Event] = field(default_factory=list)
+    seats: dict[int, Seat] | None = None
+    status: str | None = None
+    host: int | None = None
+    game: engine.Game | None = None
+    after: list[Callable[[], object]] = field(default_factory=list)
+
 
 class RoomActions(RoomPublishing):
-    def _commit(self, events: list[Event], *, seats: dict[int, Seat] | None = None,
-                status: str | None = None, host: int | None = None) -> None:
-        """Write events (and seat/status changes) in one transaction; then adopt them."""
-        new_version = self.manager.store_commit(
-            self, events=events, seats=None if seats is None else list(seats.values()), status=status, host=host
-        )
-        self.version = new_version
-        if seats is not None:
-            self.seats = dict(sorted(seats.items()))
-        if status is not None:
-            self.status = status
-        if host is not None:
-            self.host = host
+    def _adopt(self, change: Change[T], version: int) -> None:
+        """The change is committed at `version`: the room becomes what it staged."""
+        with self.state_lock:
+            if change.game is not None:
+                self.game = change.game
+            if change.seats is not None:
+                self.seats = dict(sorted(change.seats.items()))
+            if change.status is not None:
+                self.status = change.status
+            if change.host is not None:
+                self.host = change.host
+            self.version = version
+        for step in change.after:
+            step()
+        if change.seats is not None:
+            self.reseat()
 
-    async def _recover(self) -> None:
-        """After a failed commit: throw the in-memory state away and reload the room."""
-        with contextlib.suppress(Exception):
-            await self.manager.reload(self)
+    async def _store(self, change: Change[T]) -> int:
+        """Commit the staged events (off the event loop); the new version."""
+        seats = None if change.seats is None else list(change.seats.values())
+        self.committing = self.version + len(change.events)
+        try:
+            return await self.manager.store_commit(
+                self, events=change.events, seats=seats, status=change.status, host=change.host
+            )
+        finally:
+            self.committing = None
+
+    def _retry_later(self) -> None:
+        """After a failed commit: let the bots and timers look again a little later (the room
+        itself needs nothing: it is still at its last committed state)."""
+        if self._retry_task is not None and not self._retry_task.done():
+            return
+        with contextlib.suppress(RuntimeError):
+            self._retry_task = asyncio.get_running_loop().create_task(
+                self._retry_after(RETRY_SECONDS), name=f"retry-{self.slug}"
+            )
+
+    async def _retry_after(self, delay: float) -> None:
+        clock = self.manager.clock
+        await clock.sleep_until(clock.now() + delay)
+        self.schedule_bot()
+        self.rearm()
 
     # ------------------------------------------------------------------ changes
 
-    async def _run(self, fn: Callable[[], T]) -> T:
+    async def _run(self, fn: Callable[[], Change[T]]) -> T:
+        """The one way to change a room: stage the change (`fn`, on a fork: it never touches the
+        room), commit it, and only then adopt it and publish."""
         async with self.lock:
             was_over = self.status == "over"
             for attempt in range(3):
                 try:
-                    result = fn()
-                    break
+                    change = fn()
                 except Refused:
                     if attempt:  # reloaded after a conflict: everybody here gets the fresh table
                         self.publish()
                     raise
+                except Exception:
+                    log.exception("room %s: a change could not be worked out; nothing changed", self.id)
+                    raise Refused(Text("Something went wrong on the server; nothing changed.")) from None
+                if not change.events:  # nothing to store
+                    self._adopt(change, self.version)
+                    result = change.result
+                    break
+                try:
+                    version = await self._store(change)
                 except VersionConflict:
                     # Another process moved this room first: the database refused our version.
-                    # Adopt what it wrote and check the request again against the fresh table (a
-                    # move made on the old version is then refused as stale; a join just retries).
+                    # Adopt what it wrote (one consistent snapshot) and check the request again
+                    # (a move made on the old version is then refused as stale; a join retries).
                     log.info("room %s: another process moved first; reloading", self.id)
                     self.moved_elsewhere = True
-                    await self._recover()
-                except Exception:
-                    log.exception("room %s: change failed, reloading from the event log", self.id)
-                    await self._recover()
-                    raise Refused(Text("Something went wrong on the server; the table was reloaded.")) from None
+                    try:
+                        await self.manager.reload(self)
+                    except Exception as exc:  # noqa: BLE001  (any failure: nothing changed)
+                        log.warning("room %s: could not reload (%s); nothing changed", self.id,
+                                    exc.__class__.__name__)
+                        self._retry_later()
+                        raise NotSaved(NOT_SAVED) from None
+                    continue
+                except Exception as exc:  # noqa: BLE001  (any failure: nothing changed)
+                    log.warning("room %s: the change was not saved (%s: %s); nothing changed", self.id,
+                                exc.__class__.__name__, str(exc).splitlines()[0][:200] if str(exc) else "")
+                    self._retry_later()
+                    raise NotSaved(NOT_SAVED) from None
+                self._adopt(change, version)
+                result = change.result
+                break
             else:
                 self.publish()
                 raise Refused(Text(
@@ -82,12 +160,13 @@ class RoomActions(RoomPublishing):
             await self.manager.game_over(self)
         return result
 
-    def _auto_deal(self, *, pause: bool = True) -> list[Event]:
-        """Deal while the game waits for a deal. A deal can end the moment it is dealt (a one-card
-        deal is decided by the show), which would leave nobody to act: deal on until someone must
-        act or the game is over. After a finished deal the room may first pause (`deal_pause`):
-        then its timers deal the next one (`pause=False`) when the pause is over."""
-        g = self.game
+    def _auto_deal(self, game: engine.Game | None, *, pause: bool = True) -> list[Event]:
+        """Deal on `game` (a fork) while it waits for a deal. A deal can end the moment it is
+        dealt (a one-card deal is decided by the show), which would leave nobody to act: deal on
+        until someone must act or the game is over. After a finished deal the room may first
+        pause (`deal_pause`): then its timers deal the next one (`pause=False`) when the pause
+        is over."""
+        g = game
         events: list[Event] = []
         while g is not None and not g.over and g.phase == "waiting":
             if pause and g.deal_no > 0 and self.manager.deal_pause > 0:
@@ -96,9 +175,10 @@ class RoomActions(RoomPublishing):
             pause = True
         return events
 
-    def _status_after(self, status: str | None) -> str | None:
-        """The status to store: "over" once the game has ended, else `status`."""
-        return "over" if self.game is not None and self.game.over else status
+    @staticmethod
+    def _status_after(game: engine.Game | None, status: str | None) -> str | None:
+        """The status to store: "over" once `game` has ended, else `status`."""
+        return "over" if game is not None and game.over else status
 
     def _require_host(self, by: int | None) -> None:
         if by is None or by != self.host:
@@ -120,7 +200,7 @@ class RoomActions(RoomPublishing):
         if not name:
             raise Refused(Text("Please type a display name."))
 
-        def fn() -> tuple[int, str]:
+        def fn() -> Change[tuple[int, str]]:
             if self.status == "playing" or (self.status == "over" and self.club_table):
                 raise Refused(Text("The game has already started: you can take a free seat between games."))
             taken = next((s.name for s in self.seats.values() if name_key(s.name) == name_key(name)), None)
@@ -131,14 +211,13 @@ class RoomActions(RoomPublishing):
             seats = dict(self.seats)
             token_hash, code_hash = seat_secrets(token)
             seats[seat] = Seat(seat, name, token_hash, code_hash=code_hash)
-            self._commit([(seat, "join", {"seat": seat, "name": name})], seats=seats)
-            self.absent_since[seat] = self.manager.clock.now()
-            return seat, token
+            return Change((seat, token), [(seat, "join", {"seat": seat, "name": name})], seats=seats,
+                          after=[lambda: self.absent_since.__setitem__(seat, self.manager.clock.now())])
 
         return await self._run(fn)
 
     async def add_bot(self, by: int | None) -> None:
-        def fn() -> None:
+        def fn() -> Change[None]:
             self._require_host(by)
             self._require_lobby()
             seat = self._free_seat()
@@ -146,12 +225,12 @@ class RoomActions(RoomPublishing):
             name = next((f"{n} (bot)" for n in BOT_NAMES if f"{n} (bot)" not in used), f"Bot {seat + 1}")
             seats = dict(self.seats)
             seats[seat] = Seat(seat, name, None, is_bot=True)
-            self._commit([(by, "bot", {"seat": seat, "name": name})], seats=seats)
+            return Change(None, [(by, "bot", {"seat": seat, "name": name})], seats=seats)
 
         await self._run(fn)
 
     async def remove_seat(self, by: int | None, seat: int) -> None:
-        def fn() -> None:
+        def fn() -> Change[None]:
             self._require_host(by)
             self._require_lobby()
             target = self.seats.get(seat)
@@ -163,23 +242,23 @@ class RoomActions(RoomPublishing):
                 raise Refused(Text("The host cannot leave their own seat."))
             seats = dict(self.seats)
             del seats[seat]
-            self._commit([(by, "leave", {"seat": seat})], seats=seats)
+            return Change(None, [(by, "leave", {"seat": seat})], seats=seats)
 
         await self._run(fn)
 
     async def start(self, by: int | None, *, dealer: int | None = None) -> None:
         """Start the game; the first dealer is drawn here unless given (a seat number)."""
 
-        def fn() -> None:
+        def fn() -> Change[None]:
             self._require_host(by)
             self._require_lobby()
             lo, hi = self.limits()
             n = len(self.seats)
             if n < lo:
                 raise Refused(Text("%(game)s needs at least %(n)s players: add a bot or wait for friends.",
-                                   game=self.preset, n=lo))
+                                   game=preset_title(self.preset), n=lo))
             if n > hi:
-                raise Refused(Text("%(game)s takes at most %(n)s players.", game=self.preset, n=hi))
+                raise Refused(Text("%(game)s takes at most %(n)s players.", game=preset_title(self.preset), n=hi))
             # Close the gaps: seats become 0..n-1 in the order people sat down.
             order = sorted(self.seats.values(), key=lambda s: s.seat)
             renumber = {s.seat: i for i, s in enumerate(order)}
@@ -190,21 +269,19 @@ class RoomActions(RoomPublishing):
             game = engine.make_game(self.preset, n, first, self.options)
             events: list[Event] = [(by, "start", {"players": [seats[i].name for i in range(n)],
                                                   "dealer": first, "options": self.options})]
-            previous_game = self.game
-            self.game = game
-            try:
-                events += self._auto_deal()
-                self._commit(events, seats=seats, status=self._status_after("playing"), host=renumber[self.host])
-            except Exception:
-                self.game = previous_game
-                raise
-            self.absent_since = {renumber.get(k, k): v for k, v in self.absent_since.items() if k in renumber}
-            self.reseat()
+            events += self._auto_deal(game)
+
+            def renumber_absences() -> None:
+                self.absent_since = {renumber.get(k, k): v for k, v in self.absent_since.items()
+                                     if k in renumber}
+
+            return Change(None, events, seats=seats, status=self._status_after(game, "playing"),
+                          host=renumber[self.host], game=game, after=[renumber_absences])
 
         await self._run(fn)
 
     async def rematch(self, by: int | None, seen: int | None) -> None:
-        def fn() -> None:
+        def fn() -> Change[None]:
             if self.club_table:
                 raise Refused(Text("This is a Gurka Night table: the night opens the next game itself."))
             if by is None or by not in self.seats:
@@ -216,25 +293,18 @@ class RoomActions(RoomPublishing):
             n = len(self.seats)
             dealer = (self.game.dealer + 1) % n
             game = engine.make_game(self.preset, n, dealer, self.options)
-            previous_game = self.game
-            self.game = game
-            try:
-                events: list[Event] = [(by, "start", {"players": [self.seats[i].name for i in range(n)],
-                                                      "dealer": dealer, "options": self.options})]
-                events += self._auto_deal()
-                self._commit(events, status=self._status_after("playing"))
-            except Exception:
-                self.game = previous_game
-                raise
+            events: list[Event] = [(by, "start", {"players": [self.seats[i].name for i in range(n)],
+                                                  "dealer": dealer, "options": self.options})]
+            events += self._auto_deal(game)
+            return Change(None, events, status=self._status_after(game, "playing"), game=game)
 
         await self._run(fn)
 
     async def act(self, seat: int | None, action: str, seen: int | None, *, bot: bool = False) -> str:
-        def fn() -> str:
-            g = self.game
+        def fn() -> Change[str]:
             if seat is None or seat not in self.seats:
                 raise Refused(Text("You are watching: only players at the table can play."))
-            if g is None or self.status == "lobby":
+            if self.game is None or self.status == "lobby":
                 raise Refused(Text("The game has not started yet."))
             if not bot and self.seats[seat].botted:
                 raise Refused(Text("A bot is playing your seat: take it back first."))
@@ -245,19 +315,21 @@ class RoomActions(RoomPublishing):
                     "The table changed before your move arrived (you saw version %(seen)s, "
                     "it is now %(version)s): here is the fresh table.", seen=seen, version=self.version
                 ))
-            reason = engine.check(g, action, seat)
+            reason = engine.check(self.game, action, seat)
             if reason:
                 raise Refused(reason)
+            g = self.game.fork()
             applied = engine.apply(g, action, seat)
             events: list[Event] = [(seat, "act", {"action": applied})]
-            events += self._auto_deal()
-            self._commit(events, status="over" if g.over else None)
-            return applied
+            events += self._auto_deal(g)
+            # a move of the seat's own clears its timeouts in a row (as a rebuild from the log does)
+            return Change(applied, events, status="over" if g.over else None, game=g,
+                          after=[lambda: self.count_timeout(seat, False)])
 
         return await self._run(fn)
 
     async def hand_to_bot(self, by: int | None, seat: int) -> None:
-        def fn() -> None:
+        def fn() -> Change[None]:
             if by is None or by not in self.seats:
                 raise Refused(Text("Only the players at this table can hand a seat to a bot."))
             s = self.seats.get(seat)
@@ -275,7 +347,7 @@ class RoomActions(RoomPublishing):
                                    n=int(wait) + 1))
             seats = dict(self.seats)
             seats[seat] = replace(s, bot_controlled=True)
-            self._commit([(by, "takeover", {"seat": seat})], seats=seats)
+            return Change(None, [(by, "takeover", {"seat": seat})], seats=seats)
 
         await self._run(fn)
 
@@ -283,7 +355,7 @@ class RoomActions(RoomPublishing):
         """A fresh seat token for `seat`, replacing the previous one (whoever held the old token
         now only watches). Only the token's hash is stored; the token goes to the caller."""
 
-        def fn() -> str:
+        def fn() -> Change[str]:
             s = self.seats.get(seat)
             if s is None or s.is_bot:
                 raise Refused(Text("That seat has no player."))
@@ -291,20 +363,18 @@ class RoomActions(RoomPublishing):
             seats = dict(self.seats)
             token_hash, code_hash = seat_secrets(token)
             seats[seat] = replace(s, token_hash=token_hash, code_hash=code_hash)
-            self._commit([(seat, "token", {"seat": seat})], seats=seats)
-            self.reseat()
-            return token
+            return Change(token, [(seat, "token", {"seat": seat})], seats=seats)
 
         return await self._run(fn)
 
     async def take_back(self, seat: int | None) -> None:
-        def fn() -> None:
+        def fn() -> Change[None]:
             s = self.seats.get(seat) if seat is not None else None
             if s is None or not s.bot_controlled:
                 raise Refused(Text("Your seat is not played by a bot."))
             seats = dict(self.seats)
             seats[s.seat] = replace(s, bot_controlled=False)
-            self._commit([(s.seat, "takeback", {"seat": s.seat})], seats=seats)
+            return Change(None, [(s.seat, "takeback", {"seat": s.seat})], seats=seats)
 
         await self._run(fn)
 

@@ -80,7 +80,11 @@ class ChatRefused(Exception):
 
 @dataclass(frozen=True)
 class ChatLine:
-    """One remembered line: a message, a reaction, or a note about the host's chat settings."""
+    """One remembered line: a message, a reaction, or a note about the host's chat settings.
+
+    A note is kept as its kind and the seat's name, never as a sentence: `ChatText.note` words it
+    when it is rendered, so a note read back from the database is said in each reader's language.
+    """
 
     kind: str
     seat: int | None

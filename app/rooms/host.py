@@ -39,7 +39,7 @@ class RoomHost(Protocol[R_contra]):
         """How long a seat must be empty before it can be handed to a bot."""
         ...
 
-    def store_commit(
+    async def store_commit(
         self,
         room: R_contra,
         *,
@@ -48,11 +48,14 @@ class RoomHost(Protocol[R_contra]):
         status: str | None,
         host: int | None,
     ) -> int:
-        """Commit events (and seat/status/host changes) in one transaction; the new version."""
+        """Commit events (and seat/status/host changes) after the room's version, off the event
+        loop, in one transaction (maybe shared with other rooms' commits); the new version once it
+        committed. Raises VersionConflict if the room moved on elsewhere."""
         ...
 
     async def reload(self, room: R_contra) -> None:
-        """Rebuild the room from the database (after a failed commit)."""
+        """Rebuild the room from one consistent snapshot of the database, read off the event loop
+        (after another process moved it first)."""
         ...
 
     async def game_over(self, room: R_contra) -> None:

@@ -12,17 +12,18 @@ from typing import Any
 from sqlalchemy import Engine
 
 from app.rooms import engine as rules_engine
-from app.rooms import pg_notify
 from app.rooms.chat import ChatLine
 from app.rooms.clock import Clock, SystemClock
+from app.rooms.commits import CommitJob, CommitWriter
 from app.rooms.room import BOT_NAMES, MAX_NAME, Event, LiveRoom, Refused, Seat, clean_name
 from app.rooms.state import DEFAULT_TURN_SECONDS
-from app.rooms.sync import RoomSync, load_room
+from app.rooms.sync import RoomSync, load_room, read_room
 from app.rooms.tokens import new_slug, new_token, seat_secrets
 from app.rules.text import Text, text_of
 from app.store import chat as chat_store
 from app.store import rooms as store
 from app.store.db import session_scope
+from app.store.snapshots import RoomSnapshot
 
 log = logging.getLogger("gurka.rooms")
 
@@ -70,6 +71,7 @@ class RoomManager:
         self.loaded = False
         self.game_over_observers: list[GameOverObserver] = []
         self.sync: RoomSync | None = None  # on Postgres: follows other processes
+        self.writer = CommitWriter(db)  # every room change is written by its thread, off the loop
 
     # ------------------------------------------------------------------ life cycle
 
@@ -94,12 +96,13 @@ class RoomManager:
                 assert row.id is not None  # a stored row has its id
                 seats = store.list_seats(session, room_id=row.id)
                 events = store.list_events(session, room_id=row.id)
-                loaded.append((row, seats, events))
-        for row, seats, events in loaded:
+                chat = chat_store.list_chat(session, room_id=row.id)
+                loaded.append(RoomSnapshot(row, seats, events, chat))
+        for snap in loaded:
             try:
-                room = self.build(row, seats, events)
+                room = self.build(snap)
             except Exception:
-                log.exception("room %s could not be rebuilt from its event log", row.id)
+                log.exception("room %s could not be rebuilt from its event log", snap.row.id)
                 continue
             self.rooms[room.slug] = room
         log.info("rooms: %d brought back", len(self.rooms))
@@ -110,8 +113,11 @@ class RoomManager:
             self.sync = None
         for room in list(self.rooms.values()):
             await room.stop()
+        self.writer.stop()
 
-    def build(self, row: store.Room, seats: list[store.RoomSeat], events: list[store.RoomEvent]) -> LiveRoom:
+    def build(self, snap: RoomSnapshot) -> LiveRoom:
+        """A live room from a stored snapshot (no database call: the snapshot has it all)."""
+        row, seats, events = snap.row, snap.seats, snap.events
         assert row.id is not None
         room = LiveRoom(
             self,
@@ -131,13 +137,13 @@ class RoomManager:
         if events:  # the current turn started when its version was committed
             at = events[-1].at
             room.turn_started = (at if at.tzinfo else at.replace(tzinfo=UTC)).timestamp()
-        room.chat.restore(self.load_chat(row.id))
+        room.chat.restore([ChatLine(r.kind, r.seat, r.name, r.text, r.at) for r in snap.chat])
         return room
 
     # ------------------------------------------------------------------ table talk
 
     def load_chat(self, room_id: int) -> list[ChatLine]:
-        """A room's stored chat rows, oldest first."""
+        """A room's stored chat rows, oldest first (blocking: call it off the event loop)."""
         with session_scope(self.db) as session:
             rows = chat_store.list_chat(session, room_id=room_id)
         return [ChatLine(r.kind, r.seat, r.name, r.text, r.at) for r in rows]
@@ -148,13 +154,12 @@ class RoomManager:
                                 text=line.text, at=line.at)
 
     async def reload(self, room: LiveRoom) -> None:
-        """Rebuild one room from the database (after a failed commit)."""
-        with session_scope(self.db) as session:
-            row = store.get_room_by_id(session, room_id=room.id)
-            assert row is not None
-            seats = store.list_seats(session, room_id=room.id)
-            events = store.list_events(session, room_id=room.id)
-        room.adopt(self.build(row, seats, events))
+        """Rebuild one room from one consistent snapshot of the database (after another process
+        moved it first), read off the event loop."""
+        snap = await asyncio.to_thread(read_room, self.db, room_id=room.id, with_chat=False)
+        if snap is None:
+            raise LookupError(f"room {room.id} is no longer stored")
+        room.adopt(self.build(snap))
 
     # ------------------------------------------------------------------ observers
 
@@ -174,7 +179,7 @@ class RoomManager:
 
     # ------------------------------------------------------------------ storage
 
-    def store_commit(
+    async def store_commit(
         self,
         room: LiveRoom,
         *,
@@ -183,26 +188,32 @@ class RoomManager:
         status: str | None,
         host: int | None,
     ) -> int:
-        with session_scope(self.db) as session:
-            version = store.record_events(
-                session, room_id=room.id, seen_version=room.version, events=events, status=status
-            )
-            # The doorbell for other processes, in this transaction: rung only if it commits.
-            pg_notify.notify(session, room.id, version)
-            if seats is not None:
-                store.replace_seats(session, room_id=room.id, seats=[s.row() for s in seats])
-            if host is not None:
-                row = store.get_room_by_id(session, room_id=room.id)
-                assert row is not None
-                row.host = host
-                session.add(row)
-        return version
+        """Hand the change to the writer thread; the new version once its transaction committed."""
+        job = CommitJob(room.id, room.version, events,
+                        None if seats is None else [s.row() for s in seats], status, host)
+        return await self.writer.commit(job)
 
     # ------------------------------------------------------------------ rooms
 
+    async def find(self, slug: str) -> LiveRoom | None:
+        """`get` for the event loop: a room not served here yet is read in a worker thread."""
+        room = self.rooms.get(slug)
+        if room is None and self.loaded and len(slug) <= 64:
+            try:
+                snap = await asyncio.to_thread(read_room, self.db, slug=slug)
+                if snap is None:
+                    return None
+                room = self.rooms.get(slug) or self.rooms.setdefault(slug, self.build(snap))
+            except Exception:
+                log.exception("room %r could not be loaded", slug)
+                return None
+            log.info("room %s loaded from the database at version %s", room.id, room.version)
+        return room
+
     def get(self, slug: str) -> LiveRoom | None:
         """The live room, brought from the database if this process has not served it yet
-        (with several processes, another one may have created it)."""
+        (with several processes, another one may have created it). Blocking when it reads: on
+        the event loop use `find`."""
         room = self.rooms.get(slug)
         if room is None and self.loaded and len(slug) <= 64:
             try:
@@ -277,21 +288,26 @@ class RoomManager:
         seat_rows = [Seat(0, name, token_hash, code_hash=code_hash)]
         for i in range(bots):
             seat_rows.append(Seat(i + 1, f"{BOT_NAMES[i % len(BOT_NAMES)]} (bot)", None, is_bot=True))
-        async with self._create_lock:
+        created: list[Event] = [(0, "create", {"preset": preset, "options": options, "seats": seats,
+                               "turn_seconds": turn_seconds,
+                               **({"table": True} if table else {})})]
+        created += [(s.seat, "join" if not s.is_bot else "bot", {"seat": s.seat, "name": s.name})
+                    for s in seat_rows]
+
+        def store_room() -> tuple[str, int]:
             with session_scope(self.db) as session:
                 slug = new_slug()
                 while store.get_room(session, slug=slug) is not None:
                     slug = new_slug()
                 row = store.create_room(session, slug=slug, preset=preset, options=options, seats=seats, host=0)
                 assert row.id is not None
-                created: list[Event] = [(0, "create", {"preset": preset, "options": options, "seats": seats,
-                                       "turn_seconds": turn_seconds,
-                                       **({"table": True} if table else {})})]
-                created += [(s.seat, "join" if not s.is_bot else "bot", {"seat": s.seat, "name": s.name})
-                            for s in seat_rows]
                 store.record_events(session, room_id=row.id, seen_version=0, events=created, status="lobby")
                 store.replace_seats(session, room_id=row.id, seats=[s.row() for s in seat_rows])
-                room_id, version = row.id, 1 + len(seat_rows)
+                return slug, row.id
+
+        async with self._create_lock:
+            slug, room_id = await asyncio.to_thread(store_room)  # off the event loop
+            version = len(created)
             room = LiveRoom(
                 self,
                 room_id=room_id,

@@ -28,6 +28,8 @@ class LiveRoom(RoomTimers):
     async def stop(self) -> None:
         await self.stop_timers()
         self.presence.cancel()
+        if self._retry_task is not None:
+            self._retry_task.cancel()
         if self._bot_task is not None:
             self._bot_task.cancel()
             with contextlib.suppress(BaseException):

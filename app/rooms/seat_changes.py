@@ -7,6 +7,7 @@ import secrets
 from dataclasses import replace
 
 from app.rooms import engine
+from app.rooms.actions import Change
 from app.rooms.host import Event
 from app.rooms.seats import Refused, Seat
 from app.rooms.tokens import clean_code, hash_code, new_token, seat_secrets
@@ -32,7 +33,7 @@ class RoomSeatChanges(RoomTurns):
         if not code:
             raise Refused(Text("Please type the rejoin code shown on your other device."))
 
-        def fn() -> tuple[int, str]:
+        def fn() -> Change[tuple[int, str]]:
             seat = self.seat_for_code(code)
             if seat is None:
                 raise Refused(Text("That rejoin code does not fit any seat at this table."))
@@ -41,29 +42,31 @@ class RoomSeatChanges(RoomTurns):
             token_hash, code_hash = seat_secrets(token)
             seats = dict(self.seats)
             seats[seat] = replace(s, token_hash=token_hash, code_hash=code_hash)
-            old = [c for c in self.connections if c.seat == seat]
-            self._commit([(seat, "rejoin", {"seat": seat})], seats=seats)
-            self.absent_since[seat] = self.manager.clock.now()
-            for conn in old:
-                self.tell(conn, SEAT_MOVED, "warn", with_table=False)
-            self.reseat()
-            return seat, token
+
+            def moved() -> None:  # the devices that held the seat until now are told
+                self.absent_since[seat] = self.manager.clock.now()
+                for conn in [c for c in self.connections if c.seat == seat]:
+                    self.tell(conn, SEAT_MOVED, "warn", with_table=False)
+
+            return Change((seat, token), [(seat, "rejoin", {"seat": seat})], seats=seats, after=[moved])
 
         result: tuple[int, str] = await self._run(fn)
         return result
 
-    def rematch_waits_for(self) -> list[int]:
-        """The seated players here who have not said yes to a rematch yet."""
+    def rematch_waits_for(self, ready: set[int] | None = None) -> list[int]:
+        """The seated players here who have not said yes to a rematch yet (counting `ready`, the
+        room's votes unless given)."""
         present = self.present()
+        ready = self.ready if ready is None else ready
         return [s.seat for s in self.seats.values()
-                if not s.is_bot and s.seat in present and s.seat not in self.ready]
+                if not s.is_bot and s.seat in present and s.seat not in ready]
 
     async def vote_rematch(self, by: int | None) -> bool:
         """`by` is ready for a rematch; the rematch starts once every seated player who is here
         has said yes (returns True then). Players away keep their seats: a bot plays for them
         until they come back and act. Seats stay as they are, latecomers included."""
 
-        def fn() -> bool:
+        def fn() -> Change[bool]:
             if self.club_table:
                 raise Refused(Text("This is a Gurka Night table: the night opens the next game itself."))
             if by is None or by not in self.seats or self.seats[by].is_bot:
@@ -75,32 +78,25 @@ class RoomSeatChanges(RoomTurns):
             n = len(self.seats)
             lo, hi = self.limits()
             events: list[Event] = [(by, "ready", {"seat": by})]
-            self.ready.add(by)
-            if self.rematch_waits_for() or not lo <= n <= hi:
-                try:
-                    self._commit(events)
-                except BaseException:
-                    self.ready.discard(by)
-                    raise
-                return False
+            ready = self.ready | {by}
+            if self.rematch_waits_for(ready) or not lo <= n <= hi:
+                return Change(False, events, after=[lambda: self.ready.add(by)])
             present = self.present()
             seats: dict[int, Seat] = {
-                i: replace(s, bot_controlled=not s.is_bot and i not in present and i not in self.ready)
+                i: replace(s, bot_controlled=not s.is_bot and i not in present and i not in ready)
                 for i, s in self.seats.items()
             }
             dealer = (self.game.dealer + 1) % n
-            previous_game, previous_ready = self.game, set(self.ready)
-            self.game = engine.make_game(self.preset, n, dealer, self.options)
-            try:
-                events.append((by, "start", {"players": [seats[i].name for i in range(n)],
-                                             "dealer": dealer, "options": self.options}))
-                events += self._auto_deal()
-                self._commit(events, seats=seats, status=self._status_after("playing"))
-            except BaseException:
-                self.game, self.ready = previous_game, previous_ready - {by}
-                raise
-            self.ready = set()
-            return True
+            game = engine.make_game(self.preset, n, dealer, self.options)
+            events.append((by, "start", {"players": [seats[i].name for i in range(n)],
+                                         "dealer": dealer, "options": self.options}))
+            events += self._auto_deal(game)
+
+            def clear_votes() -> None:
+                self.ready = set()
+
+            return Change(True, events, seats=seats, status=self._status_after(game, "playing"), game=game,
+                          after=[clear_votes])
 
         result: bool = await self._run(fn)
         return result

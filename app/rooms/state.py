@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+import threading
 from collections import OrderedDict
 from typing import Any
 
@@ -54,6 +55,13 @@ class RoomState:
         # what is played next.
         self.club_table = False
         self._bot_task: asyncio.Task[None] | None = None
+        self._retry_task: asyncio.Task[None] | None = None  # bots and timers again after a failed commit
+        # The version this process's commit in flight will give the room (None: none in flight):
+        # its own doorbell may ring before the commit is adopted, and needs no catching up.
+        self.committing: int | None = None
+        # Held while the committed state (game, seats, status, host, version) changes, and by a
+        # page rendered in a worker thread while it reads that state: never half of a change.
+        self.state_lock = threading.Lock()
         self.chat = ChatLog()  # table talk: kept apart from the game, never moves the version
         self.chat_lock = asyncio.Lock()
         # True when this process's last change lost the version race to another process: that
@@ -120,8 +128,9 @@ class RoomState:
 
     def adopt(self, fresh: RoomState) -> None:
         """Take over the stored state of `fresh` (this room rebuilt from the database)."""
-        self.status, self.version, self.host = fresh.status, fresh.version, fresh.host
-        self.seats, self.game = fresh.seats, fresh.game
+        with self.state_lock:
+            self.status, self.version, self.host = fresh.status, fresh.version, fresh.host
+            self.seats, self.game = fresh.seats, fresh.game
         self.timeouts, self.turn_seconds = fresh.timeouts, fresh.turn_seconds
         self.ready = fresh.ready
         self.reseat()

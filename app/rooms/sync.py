@@ -21,7 +21,7 @@ import logging
 from typing import Any, Protocol, cast
 
 from sqlalchemy import Engine, select
-from sqlmodel import Session, col
+from sqlmodel import col
 
 from app.rooms import engine
 from app.rooms.pg_notify import Listener
@@ -29,6 +29,9 @@ from app.rooms.room import LiveRoom, Seat
 from app.rooms.turns import told
 from app.rules.text import Text
 from app.store import rooms as store
+from app.store.snapshots import RoomSnapshot, read_room, read_session
+
+__all__ = ["RoomSync", "catch_up_locked", "load_room", "read_room"]
 
 log = logging.getLogger("gurka.rooms.sync")
 
@@ -47,9 +50,7 @@ class ServedRooms(Protocol):
     @property
     def rooms(self) -> dict[str, LiveRoom]: ...
 
-    def build(
-        self, row: store.Room, seats: list[store.RoomSeat], events: list[store.RoomEvent]
-    ) -> LiveRoom: ...
+    def build(self, snap: RoomSnapshot) -> LiveRoom: ...
 
 
 def _served_by(room: LiveRoom) -> ServedRooms:
@@ -58,51 +59,59 @@ def _served_by(room: LiveRoom) -> ServedRooms:
     return cast(ServedRooms, room.manager)
 
 
-def _read_session(manager: ServedRooms) -> Session:
-    """A session whose reads all see one snapshot (the row, the seats and the events agree)."""
-    db = manager.db
-    if db.dialect.name == "postgresql":
-        db = db.execution_options(isolation_level="REPEATABLE READ")  # not shown
-    return Session(db, expire_on_commit=False)
-
-
 def load_room(manager: ServedRooms, slug: str) -> LiveRoom | None:
-    """Bring a room this process has not served yet (created by another process) from the log."""
-    with _read_session(manager) as session:
-        row = store.get_room(session, slug=slug)
-        if row is None or row.id is None:
-            return None
-        seats = store.list_seats(session, room_id=row.id)
-        events = store.list_events(session, room_id=row.id)
-    room = manager.build(row, seats, events)
+    """Bring a room this process has not served yet (created by another process) from the log.
+    Blocking: on the event loop the manager's `find` reads in a worker thread."""
+    snap = read_room(manager.db, slug=slug)
+    if snap is None:
+        return None
+    room = manager.build(snap)
     log.info("room %s loaded from the database at version %s", room.id, room.version)
     return room
 
 
+def read_above(room: LiveRoom) -> RoomSnapshot | None:
+    """The stored room with its events above the version `room` has (blocking)."""
+    return read_room(_served_by(room).db, room_id=room.id, after=room.version, with_chat=False)
+
+
+def read_whole(room: LiveRoom) -> RoomSnapshot | None:
+    """The stored room with its whole log (blocking)."""
+    return read_room(_served_by(room).db, room_id=room.id, with_chat=False)
+
+
 def catch_up_locked(room: LiveRoom) -> bool:
-    """Apply the stored events above `room.version` (the caller holds `room.lock`).
+    """Apply the stored events above `room.version` (the caller holds `room.lock`). Blocking:
+    `RoomSync.catch_up` does the same with its reads in a worker thread.
 
     Returns True if the room changed. Anything unexpected (a gap, an event that does not
     apply) falls back to rebuilding the whole room from its log.
     """
-    manager = _served_by(room)
-    with _read_session(manager) as session:
-        row = store.get_room_by_id(session, room_id=room.id)
-        if row is None or row.version <= room.version:
-            return False
-        events = store.list_events(session, room_id=room.id, after=room.version)
-        seats = store.list_seats(session, room_id=room.id)
+    snap = read_above(room)
+    if snap is None or snap.row.version <= room.version:
+        return False
+    if not apply_above(room, snap):
+        whole = read_whole(room)
+        if whole is not None:
+            room.adopt(_served_by(room).build(whole))
+    return True
+
+
+def apply_above(room: LiveRoom, snap: RoomSnapshot) -> bool:
+    """Apply a snapshot's events (those above `room.version`) to the room; False (and nothing
+    changed) when they do not follow on from it: the caller then rebuilds the room."""
+    row, seats, events = snap.row, snap.seats, snap.events
     if not events or events[0].seq != room.version + 1 or events[-1].seq != row.version:
-        _rebuild(room, row, seats)
-        return True
-    game = room.game
+        return False
+    game = room.game.fork() if room.game is not None else None
+    ready, timeouts, note = set(room.ready), dict(room.timeouts), room.time_note
     try:
         for event in events:
             payload: dict[str, Any] = dict(event.payload)
             if event.kind == "ready" and event.seat is not None:
-                room.ready.add(event.seat)
+                ready.add(event.seat)
             elif event.kind == "start":
-                room.ready.clear()
+                ready.clear()
                 game = engine.make_game(
                     room.preset,
                     len(payload["players"]),
@@ -114,25 +123,26 @@ def catch_up_locked(room: LiveRoom) -> bool:
             elif event.kind == "act" and game is not None and event.seat is not None:
                 engine.apply(game, payload["action"], event.seat)
                 timed_out = bool(payload.get("timeout"))
-                room.count_timeout(event.seat, timed_out)
+                timeouts[event.seat] = timeouts.get(event.seat, 0) + 1 if timed_out else 0
                 if timed_out:  # the note another process showed with its timed-out move
                     name = room.seats[event.seat].name if event.seat in room.seats else Text("a player")
-                    room.time_note = Text("Time: a bot %(did)s for %(name)s.", did=told(payload["action"]), name=name)
+                    note = Text("Time: a bot %(did)s for %(name)s.", did=told(payload["action"]), name=name)
             elif event.kind in ("takeover", "takeback") and isinstance(payload.get("seat"), int):
-                room.timeouts.pop(payload["seat"], None)
+                timeouts.pop(payload["seat"], None)
     except Exception:
         log.exception(
             "room %s: events above %s did not apply; rebuilding it", room.id, room.version
         )
-        _rebuild(room, row, seats)
-        return True
-    room.game = game
-    room.version = row.version
-    room.status = row.status
-    room.host = row.host
-    room.seats = {
-        s.seat: Seat(s.seat, s.name, s.token_hash, s.is_bot, s.bot_controlled, s.code_hash) for s in seats
-    }
+        return False
+    with room.state_lock:
+        room.game = game
+        room.ready, room.timeouts, room.time_note = ready, timeouts, note
+        room.version = row.version
+        room.status = row.status
+        room.host = row.host
+        room.seats = {
+            s.seat: Seat(s.seat, s.name, s.token_hash, s.is_bot, s.bot_controlled, s.code_hash) for s in seats
+        }
     room.reseat()
     # Presence is per process: a player who just moved through another process is not "away"
     # here (so a host here cannot hand their seat to a bot while they play elsewhere).
@@ -141,16 +151,6 @@ def catch_up_locked(room: LiveRoom) -> bool:
         if event.seat is not None and event.kind in ("act", "join", "takeback"):
             room.absent_since[event.seat] = now
     return True
-
-
-def _rebuild(room: LiveRoom, row: store.Room, seats: list[store.RoomSeat]) -> None:
-    """Replace the room's state with a fresh rebuild from the whole log."""
-    manager = _served_by(room)
-    with _read_session(manager) as session:
-        row = store.get_room_by_id(session, room_id=room.id) or row
-        seats = store.list_seats(session, room_id=room.id)
-        events = store.list_events(session, room_id=room.id)
-    room.adopt(manager.build(row, seats, events))
 
 
 class RoomSync:
@@ -187,15 +187,13 @@ class RoomSync:
 
     async def on_notify(self, room_id: int, version: int) -> None:
         room = self.room_by_id(room_id)
-        if room is None or room.version >= version:
-            return  # not served here, or our own change
+        if room is None or room.version >= version or room.committing == version:
+            return  # not served here, or our own change (maybe not adopted yet)
         await self.catch_up(room)
 
     async def on_resync(self) -> None:
         """After a (re)connect: every served room that fell behind catches up."""
-        with _read_session(self.manager) as session:
-            rows = session.execute(select(col(store.Room.id), col(store.Room.version))).all()
-            versions: dict[int, int] = {room_id: version for room_id, version in rows}
+        versions = await asyncio.to_thread(self._stored_versions)
         behind = [
             r
             for r in list(self.manager.rooms.values())
@@ -206,10 +204,21 @@ class RoomSync:
         for room in behind:
             await self.catch_up(room)
 
+    def _stored_versions(self) -> dict[int, int]:
+        with read_session(self.manager.db) as session:
+            rows = session.execute(select(col(store.Room.id), col(store.Room.version))).all()
+            return {room_id: version for room_id, version in rows}
+
     async def catch_up(self, room: LiveRoom) -> bool:
+        """Apply what other processes committed to this room; the reads run in a worker thread."""
         async with room.lock:
             try:
-                changed = catch_up_locked(room)
+                snap = await asyncio.to_thread(read_above, room)
+                changed = snap is not None and snap.row.version > room.version
+                if changed and snap is not None and not apply_above(room, snap):
+                    whole = await asyncio.to_thread(read_whole, room)
+                    if whole is not None:
+                        room.adopt(self.manager.build(whole))
             except Exception:
                 log.exception("room %s: could not catch up", room.id)
                 return False

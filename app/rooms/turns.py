@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from app.rooms import engine
-from app.rooms.actions import RoomActions
+from app.rooms.actions import Change, RoomActions
 from app.rooms.host import Event
 from app.rooms.seats import Refused, Seat
 from app.rules.cards import pretty_cards
@@ -41,13 +41,14 @@ class RoomTurns(RoomActions):
         `TIMEOUTS_BEFORE_BOT` in a row the bot keeps the seat until its player acts again.
         Returns the move, or None when there was nothing to do (moved on, or not yet due)."""
 
-        def fn() -> str | None:
+        def fn() -> Change[str | None]:
             deadline = self.turn_deadline()
-            g = self.game
-            if seen != self.version or deadline is None or g is None or g.to_act is None:
-                return None
+            if seen != self.version or deadline is None or self.game is None or self.game.to_act is None:
+                return Change(None)
             if self.manager.clock.now() < deadline:
-                return None
+                return Change(None)
+            g = self.game.fork()
+            assert g.to_act is not None
             s = self.seats[g.to_act]
             action = engine.bot_action(g, s.seat, self.rng)
             applied = engine.apply(g, action, s.seat)
@@ -58,17 +59,21 @@ class RoomTurns(RoomActions):
                 seats = dict(self.seats)
                 seats[s.seat] = replace(s, bot_controlled=True)
                 events.append((None, "takeover", {"seat": s.seat, "timeout": True}))
-            events += self._auto_deal()
-            self._commit(events, seats=seats, status=self._status_after(None))
-            self.count_timeout(s.seat, True)
+            events += self._auto_deal(g)
             if seats is not None:
-                self.timeouts.pop(s.seat, None)
-            if seats is not None:
-                self.time_note = Text("Time: a bot %(did)s for %(name)s. A bot plays for %(name)s until they "
-                                      "act again.", did=told(applied), name=s.name)
+                note = Text("Time: a bot %(did)s for %(name)s. A bot plays for %(name)s until they "
+                            "act again.", did=told(applied), name=s.name)
             else:
-                self.time_note = Text("Time: a bot %(did)s for %(name)s.", did=told(applied), name=s.name)
-            return applied
+                note = Text("Time: a bot %(did)s for %(name)s.", did=told(applied), name=s.name)
+
+            def count_it() -> None:
+                self.count_timeout(s.seat, True)
+                if seats is not None:
+                    self.timeouts.pop(s.seat, None)
+                self.time_note = note
+
+            return Change(applied, events, seats=seats, status=self._status_after(g, None), game=g,
+                          after=[count_it])
 
         result: str | None = await self._run(fn)
         return result
@@ -77,19 +82,19 @@ class RoomTurns(RoomActions):
         """Deal the next deal: when the pause after a deal is over (the timers, `by` None), or
         at once when a seated player skips the pause. False when there was nothing to deal."""
 
-        def fn() -> bool:
+        def fn() -> Change[bool]:
             if by is not None and by not in self.seats:
                 raise Refused(Text("Only the players at this table can deal on."))
             due = self.deal_due()
             if due is None or (seen is not None and seen != self.version):
-                return False
+                return Change(False)
             if by is None and self.manager.clock.now() < due:
-                return False
-            events = self._auto_deal(pause=False)
+                return Change(False)
+            g = self.game.fork() if self.game is not None else None
+            events = self._auto_deal(g, pause=False)
             if not events:
-                return False
-            self._commit(events, status=self._status_after(None))
-            return True
+                return Change(False)
+            return Change(True, events, status=self._status_after(g, None), game=g)
 
         result: bool = await self._run(fn)
         return result
@@ -114,12 +119,11 @@ class RoomTurns(RoomActions):
     async def pass_host(self) -> int | None:
         """The host has left: the role passes to the next present human (returns the new host)."""
 
-        def fn() -> int | None:
+        def fn() -> Change[int | None]:
             new = self.next_host()
             if new is None:
-                return None
-            self._commit([(None, "host", {"seat": new, "from": self.host})], host=new)
-            return new
+                return Change(None)
+            return Change(new, [(None, "host", {"seat": new, "from": self.host})], host=new)
 
         result: int | None = await self._run(fn)
         return result

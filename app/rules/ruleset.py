@@ -156,6 +156,22 @@ OPTION_HELP: dict[str, str] = {
     "game_end": Text("The game ends with one player left, at the first player out, or at the target."),
 }
 
+# Each preset's name as a player reads it (said in the reader's language where it has words to
+# translate; Víðivellir is a place name, the same in every language).
+PRESET_TITLES: dict[str, str] = {
+    "gurka-night": Text("Gurka Night (Danish club)"),
+    "gurka-is": Text("Gúrka (Icelandic)"),
+    "vidivellir": "Víðivellir",
+    "kurkku": Text("Kurkku (Finnish)"),
+    "rassi": Text("Rassi (Finnish)"),
+}
+
+
+def preset_title(preset: str) -> str:
+    """The preset's title (its slug when it has none)."""
+    return PRESET_TITLES.get(preset, preset)
+
+
 # Options that only make sense for some presets (RULES.md §3: variants of one game); every
 # other option in OPTION_HELP can be changed for any preset.
 OPTION_PRESETS: dict[str, tuple[str, ...]] = {

@@ -70,6 +70,15 @@ class Trick:
         self.lead8 = False
         self.last_discard: int | None = None
 
+    def fork(self) -> Trick:
+        """An independent copy (its plays and order are copied, the cards are immutable)."""
+        twin = Trick.__new__(Trick)
+        for name in Trick.__slots__:
+            setattr(twin, name, getattr(self, name))
+        twin.order = list(self.order)
+        twin.plays = list(self.plays)
+        return twin
+
     def as_dict(self) -> dict[str, object]:
         return {
             "leader": self.leader,

@@ -19,6 +19,8 @@ from sqlalchemy import JSON, BigInteger, Column, Text, UniqueConstraint, func
 from sqlalchemy import false as sa_false
 from sqlmodel import Field, Session, SQLModel, col, select
 
+from app.rules import text as words  # a refusal a reader sees (sqlalchemy's Text is a column type)
+
 
 def _now() -> datetime:
     return datetime.now(UTC)
@@ -489,7 +491,7 @@ def waive_debt(session: Session, *, debt_id: int, by: str, reason: str) -> BeerD
     if debt is None:
         raise LookupError(f"no debt {debt_id}")
     if not debt.is_owed:
-        raise ValueError("That crate is no longer owed: it was paid or waived already.")
+        raise ValueError(words.Text("That crate is no longer owed: it was paid or waived already."))
     debt.waived_at = _now()
     debt.waived_by = by
     debt.waive_reason = reason

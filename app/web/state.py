@@ -6,7 +6,6 @@ manager and the table's card helpers into the templates, and both areas use it.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -72,18 +71,6 @@ def room_panels(app: FastAPI) -> list[RoomPanel]:
 
 def extra_panels(app: FastAPI, room: LiveRoom, seat: int | None) -> Markup:
     return Markup("".join(panel(room, seat) for panel in room_panels(app)))
-
-
-async def find_room(manager: RoomManager, slug: str) -> LiveRoom | None:
-    """The live room behind a link, or None. A room this process serves is found in memory, on
-    the event loop; any other link is looked up in the database in a worker thread, so a flood
-    of made-up links never stalls the rooms."""
-    if len(slug) > 64:
-        return None
-    room = manager.rooms.get(slug)
-    if room is None:
-        room = await asyncio.to_thread(manager.get, slug)
-    return room
 
 
 def manager_of(app: FastAPI) -> RoomManager:

@@ -199,12 +199,19 @@ def test_a_table_recorded_by_hand_closes_its_room_and_the_form_follows_the_round
     while core(client, night_id).current.number != 2 or not round_two <= set(rooms_of(client, night_id)):
         assert time.monotonic() < deadline  # the round moved on and its rooms are open
         time.sleep(0.05)
-    page = client.get(url).text
+    # the round's rooms open a moment after the round (their commits are awaited): the page
+    # settles, and then stays as it is
+    while True:
+        page = client.get(url).text
+        stamp = re.search(r'/fresh\?v=([0-9a-f]+)"', page)
+        assert stamp
+        if client.get(f"{url}/fresh?v={stamp.group(1)}").status_code == 204:
+            break
+        assert time.monotonic() < deadline, "the night page never settled"
+        time.sleep(0.05)
     assert '<input type="hidden" name="round" value="2">' in page
     assert '<input type="hidden" name="round" value="1">' not in page
     assert page.count('class="panel record-form') == 3
-    stamp = re.search(r'/fresh\?v=([0-9a-f]+)"', page)
-    assert stamp and client.get(f"{url}/fresh?v={stamp.group(1)}").status_code == 204
     assert client.get(f"{url}/fresh?v=stale").status_code == 200
 
 

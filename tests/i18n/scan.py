@@ -123,7 +123,8 @@ def python_leaks(path: Path) -> list[str]:
 # Exceptions that are never shown to a reader as they are (programming errors).
 _INTERNAL = {"ValueError", "TypeError", "KeyError", "RuntimeError", "AssertionError", "NotImplementedError",
              "VersionConflict", "LookupError", "OSError", "SystemExit", "ArgumentParser", "add_argument",
-             "cast"}  # typing.cast("dict[str, X]", …): a type, never shown
+             "cast",  # typing.cast("dict[str, X]", …): a type, never shown
+             "execute"}  # SQL sent to the database
 
 
 def _call_name(func: ast.expr) -> str:

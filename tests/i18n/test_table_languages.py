@@ -255,3 +255,37 @@ def test_every_phase_of_every_preset_renders_in_every_language(web: TestClient, 
         me.send(do="act", action=action, v=frame["version"])
         turns += 1
     assert room.game is not None and room.game.over, f"{preset}: the game did not end in {turns} turns"
+
+
+def test_a_refusal_names_the_game_by_its_title_in_the_readers_language(web: TestClient) -> None:
+    slug, token = create_room(web, name="Anna", preset="gurka-night", seats=3)
+    host = Player(web, slug, token).connect(headers={"accept-language": "da"})
+    host.recv_table()
+    host.send(do="start", v=host.version)
+    frame = host.recv()
+    while frame["kind"] != "notice":
+        frame = host.recv()
+    assert frame["message"].startswith("Gurka Night (dansk klub) kræver mindst 2 spillere"), frame["message"]
+    assert "gurka-night" not in frame["message"] and "gurka-night" not in frame["content"]
+
+
+def test_a_chat_note_comes_back_in_the_readers_language_after_a_restart(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'notes.db'}"
+    with TestClient(create_app(make_settings(url))) as first:
+        slug, t0 = create_room(first, name="Anna", seats=3)
+        join(first, slug, "Bo")
+        host = Player(first, slug, t0).connect()
+        host.recv_table()
+        host.send(do="mute", seat=1)
+        frame = host.recv()
+        while frame["kind"] != "chat":
+            frame = host.recv()
+        assert "The host muted Bo." in frame["content"]
+        close_all()
+    with TestClient(create_app(make_settings(url))) as again:
+        danish = again.get(f"/r/{slug}", headers={"cookie": "lang=da"})
+        finnish = again.get(f"/r/{slug}", headers={"cookie": "lang=fi"})
+        english = again.get(f"/r/{slug}", headers={"cookie": "lang=en"})
+    assert "Værten gjorde Bo tavs." in danish.text and "The host muted" not in danish.text
+    assert "Isäntä mykisti pelaajan Bo." in finnish.text
+    assert "The host muted Bo." in english.text

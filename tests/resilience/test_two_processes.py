@@ -10,16 +10,22 @@ from __future__ import annotations
 
 import asyncio
 import random
+import re
 
+import httpx
 import psycopg
 import pytest
 
 from app.rooms.pg_notify import libpq_dsn
 from app.store.db import upgrade
+from app.web.shared.security import seat_cookie_name
 from tests.resilience.conftest import (
+    DATA_CODE,
     SeatClient,
     all_at,
+    autoplay,
     create_room,
+    fingerprint,
     join_room,
     play_step,
     play_to_end,
@@ -28,6 +34,8 @@ from tests.resilience.conftest import (
 from tests.waiting import await_until
 
 pytestmark = pytest.mark.postgres
+
+PAGE_VERSION = re.compile(r'<section id="table"[^>]*data-version="(\d+)"')
 
 
 @pytest.fixture
@@ -224,4 +232,69 @@ async def test_bots_move_from_one_process_and_the_other_takes_over_when_it_dies(
     await anna.connect(b.url)
     await anna.wait_for(lambda c: c.version >= watcher.version)
     for c in (anna, watcher):
+        await c.close()
+
+
+def stored_version(url: str, slug: str) -> int:
+    with psycopg.connect(libpq_dsn(url), autocommit=True) as conn:
+        row = conn.execute("SELECT version FROM rooms WHERE slug = %s", (slug,)).fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+async def test_two_processes_racing_on_one_room_keep_one_history(two_servers, postgres_url) -> None:
+    """Every seat plays from two devices, one on each process, all at once: many moves lose the
+    version race. Still each version means one table everywhere (a frame never shows a later
+    state under an earlier version), a page never shows a move that is not committed, and no
+    process ever has to throw its room away ("did not apply; rebuilding")."""
+    a, b = two_servers
+    slug, t0 = await create_room(a.url, name="Anna", seats=3, target=30)  # a long game
+    t1 = await join_room(b.url, slug, "Bo")
+    t2 = await join_room(a.url, slug, "Cai")
+    clients = [SeatClient(a.url, slug, t0, "Anna@A"), SeatClient(b.url, slug, t1, "Bo@B"),
+               SeatClient(a.url, slug, t2, "Cai@A")]
+    twins = [SeatClient(b.url if c.base_url == a.url else a.url, c.slug, c.token, c.name + "-twin")
+             for c in clients]
+    devices = [*clients, *twins]
+    for c in devices:
+        await c.connect()
+    await start_game(clients)
+    stop = asyncio.Event()
+    players = [asyncio.ensure_future(autoplay(c, random.Random(i), stop)) for i, c in enumerate(devices)]
+    pages: list[tuple[int, int, list[str], int]] = []  # (seat, page version, hand, stored version after)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 15
+    async with httpx.AsyncClient(timeout=10) as http:
+        while loop.time() < deadline and not any(c.over for c in clients):
+            for seat, c in enumerate(devices):
+                response = await http.get(f"{c.base_url}/r/{slug}", headers={"Cookie": f"{seat_cookie_name(slug)}={c.token}"})
+                assert response.status_code == 200
+                stored = stored_version(postgres_url, slug)
+                match = PAGE_VERSION.search(response.text)
+                assert match, response.text[:300]
+                pages.append((seat % 3, int(match.group(1)), sorted(DATA_CODE.findall(response.text)), stored))
+    stop.set()
+    sent = sum(await asyncio.gather(*players))
+    assert sent > 20 and len(pages) > 10
+
+    # one table per version and seat, whichever process pushed it
+    seen: dict[tuple[int, int], dict[str, object]] = {}
+    for seat, c in enumerate(devices):
+        for frame in c.frames:
+            if frame.get("kind") != "table":
+                continue
+            fp = fingerprint(str(frame["content"]), int(frame["version"]))
+            key = (seat % 3, int(frame["version"]))
+            assert seen.setdefault(key, fp) == fp, f"two tables under version {key[1]} for seat {key[0]}"
+    # pages: committed versions only, showing what the sockets showed for that version
+    for seat, version, hand, stored in pages:
+        assert version <= stored, f"a page showed version {version}, only {stored} was committed"
+        pushed = seen.get((seat, version))
+        if pushed is not None:
+            assert pushed["hand"] == hand, f"the page at version {version} showed another hand"
+    for server in (a, b):
+        log = server.log_text()
+        assert "did not apply" not in log and "could not be rebuilt" not in log, server.log_tail()
+        assert "Traceback" not in log, server.log_tail()
+    for c in devices:
         await c.close()

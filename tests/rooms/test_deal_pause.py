@@ -50,13 +50,13 @@ async def test_the_next_deal_waits_for_the_pause_and_bots_wait_too(manager: Room
     assert g is not None and g.deal_no == 1 and room.deal_due() is not None
     version = room.version
     await asyncio.sleep(0.05)
-    assert room.version == version and g.deal_no == 1  # nobody moves during the pause
+    assert room.version == version and room.game is g  # nobody moves during the pause
     assert g.view(None)["last_deal"] is not None  # the final cards are there to see
     clock.advance(1.0)
     await asyncio.sleep(0.05)
-    assert g.deal_no == 1
+    assert room.game is g and g.deal_no == 1
     clock.advance(1.1)
-    await until(lambda: g.deal_no == 2)
+    await until(lambda: room.game is not None and room.game.deal_no == 2)
 
 
 async def test_a_seated_player_skips_the_pause_a_watcher_cannot(manager: RoomManager) -> None:
@@ -79,7 +79,7 @@ async def test_one_card_deals_pause_one_by_one_and_the_game_still_ends(manager: 
     for _ in range(500):
         if room.status == "over":
             break
-        before = g.deal_no
+        before = room.game.deal_no
         clock.advance(2.0)
-        await until(lambda before=before: g.deal_no > before or room.status == "over")
-    assert room.status == "over" and g.over
+        await until(lambda before=before: room.game.deal_no > before or room.status == "over")
+    assert room.status == "over" and room.game.over

@@ -74,7 +74,7 @@ def test_no_async_function_in_app_web_opens_a_session_or_hashes_a_password() -> 
     assert hits == [], "blocking work on the event loop:\n" + "\n".join(hits)
 
 
-LIVE_ROOM_READS = {"room_response", "_room_or_404", "find_room", "table_context", "chat_context"}
+LIVE_ROOM_READS = {"room_response", "_room_or_404", "find", "table_context", "chat_context"}
 
 
 def test_no_plain_def_route_reads_a_live_room() -> None:

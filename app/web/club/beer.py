@@ -7,6 +7,7 @@ from fastapi.responses import HTMLResponse, Response
 
 from app.i18n import _
 from app.parsing import strict_int
+from app.rules.text import text_of
 from app.store import club as store
 from app.store.db import session_scope
 from app.web.club import auth
@@ -95,7 +96,7 @@ def waive_debt(request: Request, debt_id: int, form: auth.CsrfForm) -> Response:
             except LookupError as exc:
                 raise HTTPException(status_code=404, detail=_("No such debt")) from exc
             except ValueError as exc:
-                errors.append(str(exc))
+                errors.append(text_of(exc))
     if errors:
         return _beer(request, errors=errors, status=422)
     return redirect("/club/beer", request)

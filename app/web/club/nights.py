@@ -226,14 +226,14 @@ def seat_refused(request: Request, row: store.Night, *, seat_name: str, me: iden
 
 
 @router.post("/nights/{night_id}/bots/{key}", response_class=HTMLResponse)
-def bots_for_absent(request: Request, night_id: int, key: str, _form: auth.CsrfForm) -> Response:
+async def bots_for_absent(request: Request, night_id: int, key: str, _form: auth.CsrfForm) -> Response:
     """An elder's wish that bots play the seats of players who are not at their online table:
     accepted at once, kept with the night, carried out as soon as the room allows (a player
     away only briefly gets their grace time first). Back to the night page (POST-redirect-GET)."""
     require_elder(request)
-    if not club_online.wish_bots(request.app, night_id, key):
+    if not await club_online.record_bot_wish(request.app, night_id, key):
         raise HTTPException(status_code=404, detail=_("No such table"))
-    on_loop(club_online.apply_bot_wishes, request.app, night_id)
+    await club_online.apply_bot_wishes(request.app, night_id)
     return redirect(f"/club/nights/{night_id}", request)
 
 

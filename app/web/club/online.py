@@ -27,7 +27,7 @@ from app.store import club as store
 from app.store.db import session_scope
 from app.web.club import night_data as cn
 from app.web.club import table_flow
-from app.web.state import find_room, manager_of
+from app.web.state import manager_of
 
 log = logging.getLogger("gurka.club.online")
 # One night's state is read, changed and written back by several threads of this process (a
@@ -150,7 +150,7 @@ async def _step(app: FastAPI, night_id: int) -> bool:
             if entry is None or entry.get("players") != chairs or entry.get("dealer") != dealer:
                 await _open(app, manager, night_id, rooms, key, chairs, dealer)
                 continue
-            room = await find_room(manager, entry["slug"])
+            room = await manager.find(entry["slug"])
             if not _finished(room, len(chairs)):
                 continue
             assert room is not None
@@ -172,7 +172,7 @@ async def _step(app: FastAPI, night_id: int) -> bool:
             if entry is None:
                 await _open(app, manager, night_id, rooms, key, list(group), secrets.randbelow(len(group)))
                 continue
-            room = await find_room(manager, entry["slug"])
+            room = await manager.find(entry["slug"])
             if not _finished(room, len(group)):
                 continue
             assert room is not None
@@ -282,7 +282,7 @@ async def issue_seat(app: FastAPI, row: store.Night, key: str, chair: int) -> tu
     entry = room_entry(row, key)
     if entry is None or not 0 <= chair < len(entry.get("players", [])):
         return None
-    room = await find_room(manager_of(app), entry["slug"])
+    room = await manager_of(app).find(entry["slug"])
     if room is None or chair not in room.seats:
         return None
     try:
@@ -307,6 +307,13 @@ def wish_bots(app: FastAPI, night_id: int, key: str) -> bool:
             store.save_night_state(session, night_id=night_id, state={**row.state, "bots": [*wishes, key]},
                                    status=row.status, winner=row.winner)
     return True
+
+
+async def record_bot_wish(app: FastAPI, night_id: int, key: str) -> bool:
+    """`wish_bots` off the event loop, never while this process opens rooms and writes the
+    night's state (`advance`): each writes the whole state, and one must not undo the other."""
+    async with _lock(app):
+        return await asyncio.to_thread(wish_bots, app, night_id, key)
 
 
 async def apply_bot_wishes(app: FastAPI, night_id: int) -> None:
@@ -342,7 +349,7 @@ async def bots_when_allowed(app: FastAPI, slug: str) -> None:
     or the game is over."""
     manager = manager_of(app)
     while True:
-        room = await find_room(manager, slug)
+        room = await manager.find(slug)
         if room is None or room.status == "over":
             return
         waiting = False

@@ -30,7 +30,7 @@ from app.store.db import session_scope
 from app.web.club import night_data as cn
 from app.web.club.common import redirect
 from app.web.shared.security import origin_allowed, seat_token, set_seat_cookie
-from app.web.state import find_room, manager_of, room_panels, templates_of
+from app.web.state import manager_of, room_panels, templates_of
 
 log = logging.getLogger("gurka.club.flow")
 
@@ -234,7 +234,7 @@ async def club_next(request: Request, slug: str) -> Response:
     if not origin_allowed(request, list(request.app.state.settings.allowed_origins)):
         raise HTTPException(status_code=403, detail=_("This form did not come from this site."))
     manager = manager_of(request.app)
-    room = await find_room(manager, slug)
+    room = await manager.find(slug) if len(slug) <= 64 else None
     if room is None:
         raise HTTPException(status_code=404, detail=_("No such room: check the link."))
     seat = room.seat_for_token(seat_token(request, slug))
@@ -242,7 +242,7 @@ async def club_next(request: Request, slug: str) -> Response:
     nxt = panel.next_for.get(seat) if panel is not None and seat is not None else None
     if nxt is None:
         return redirect(f"/r/{slug}")  # nothing to go on to (yet), or not seated here: the page says so
-    target = await find_room(manager, nxt.slug)
+    target = await manager.find(nxt.slug)
     entries = await asyncio.to_thread(_entries, request.app, panel.night_id) if panel else {}
     here: dict[str, Any] = next((e for e in entries.values() if e.get("slug") == slug), {})
     names, players = list(here.get("players", [])), list(entries.get(nxt.key, {}).get("players", []))

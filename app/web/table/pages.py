@@ -17,7 +17,7 @@ from app.rooms.room import LiveRoom, Refused
 from app.rooms.state import DEFAULT_TURN_SECONDS
 from app.rules.text import Text, text_of
 from app.web.shared.security import seat_token, set_seat_cookie
-from app.web.state import TEMPLATES_DIR, find_room, get_manager, get_templates, seat_table_context
+from app.web.state import TEMPLATES_DIR, get_manager, get_templates, seat_table_context
 from app.web.table.rejoin_panel import rejoin_panel
 from app.web.table.render import render_block
 from app.web.table.talk import chat_context
@@ -110,7 +110,7 @@ class NoSuchRoom(Exception):
 
 
 async def _room_or_404(manager: RoomManager, slug: str) -> LiveRoom:
-    room = await find_room(manager, slug)
+    room = await manager.find(slug)
     if room is None:
         raise NoSuchRoom(slug)
     return room
@@ -126,8 +126,9 @@ def room_response(request: Request, templates: Jinja2Templates, room: LiveRoom, 
     """The room page for whoever asks (their seat from their cookie; the rejoin panel is theirs).
     Call it on the event loop: it reads the live room, which only the loop changes."""
     token = seat_token(request, room.slug)
-    seat = room.seat_for_token(token)
-    ctx = seat_table_context(request.app, room, seat)
+    with room.state_lock:  # one committed state, even while the room adopts the next one
+        seat = room.seat_for_token(token)
+        ctx = seat_table_context(request.app, room, seat)
     ctx["join_error"] = error
     ctx["rejoin"] = rejoin_panel(request, room, seat, token)
     ctx["rejoin_prefill"] = prefill

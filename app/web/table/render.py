@@ -17,19 +17,14 @@ from markupsafe import Markup, escape
 from app.i18n import N_, _, current_language, ngettext, say
 from app.rooms.room import LiveRoom
 from app.rules.cards import RANK_WORD, pretty, pretty_cards
+from app.rules.ruleset import PRESET_TITLES
 
 # The card's name, said in the reader's language: "%(rank)s of %(suit)s" with these words (the
 # whole name per card would be 52 messages; the languages put rank and suit in this order too).
 SUIT_NAME = {"C": N_("clubs"), "D": N_("diamonds"), "H": N_("hearts"), "S": N_("spades")}
 RANK_NAME = {"J": N_("jack"), "Q": N_("queen"), "K": N_("king"), "A": N_("ace"), "T": "10"}
 # English message ids (N_): templates say them with the `say` filter, code with _()
-PRESET_TITLE = {
-    "gurka-night": N_("Gurka Night (Danish club)"),
-    "gurka-is": N_("Gúrka (Icelandic)"),
-    "vidivellir": "Víðivellir",
-    "kurkku": N_("Kurkku (Finnish)"),
-    "rassi": N_("Rassi (Finnish)"),
-}
+PRESET_TITLE = PRESET_TITLES
 PHASE_TEXT = {
     "waiting": N_("Between deals"),
     "exchange": N_("Exchange"),

@@ -22,7 +22,7 @@ from app.rules.cards import pretty_cards
 from app.rules.text import Text
 from app.store import rooms as store
 from app.store.db import session_scope
-from app.web.state import find_room, get_manager, get_templates
+from app.web.state import get_manager, get_templates
 from app.web.table.render import display_name
 from app.web.table.score_sheet import score_rows
 from app.web.table.talk import line_model
@@ -119,7 +119,7 @@ async def replay_page(request: Request, slug: str, manager: ManagerDep, template
                       game: str | None = None, step: str | None = None) -> Response:
     """The room is looked up on the event loop (its players' names read there); the stored log is
     read, replayed and rendered in a worker thread."""
-    room = await find_room(manager, slug)
+    room = await manager.find(slug)
     if room is None:
         raise HTTPException(404, N_("No such room: check the link."))
     humans = frozenset(s.name for s in room.seats.values() if not s.is_bot)

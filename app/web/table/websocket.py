@@ -23,7 +23,7 @@ from app.rooms.tokens import hash_token
 from app.web.shared.memory import MemoryReturn
 from app.web.shared.security import origin_allowed, seat_token
 from app.web.shared.ws_budgets import ConnectionCaps, MessageBudget
-from app.web.state import find_room, manager_of
+from app.web.state import manager_of
 
 log = logging.getLogger("gurka.web.ws")
 router = APIRouter(tags=["room websocket"])
@@ -113,7 +113,7 @@ async def room_socket(websocket: WebSocket, slug: str) -> None:
         await websocket.close(code=1008, reason="origin not allowed")
         return
     manager = manager_of(websocket.app)
-    room = await find_room(manager, slug)
+    room = await manager.find(slug)
     if room is None:
         await websocket.close(code=1008, reason="no such room")
         return

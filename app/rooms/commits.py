@@ -1,0 +1,199 @@
+"""The commit writer: every room change is written by one thread, off the event loop.
+
+A room hands its change over as a `CommitJob` and awaits the new version; the event loop stays
+free while the database works (a Postgres round trip, a SQLite write lock held elsewhere).
+
+Group commit: the writer takes every job waiting in its queue (up to `max_group`) and writes
+them in ONE transaction, then acknowledges each job only after that transaction committed.
+Each job's version check, event rows, seats and doorbell (`pg_notify`) are in that transaction.
+A job whose room moved on in the database (another process) fails alone: its version check is
+its first statement and writes nothing when it fails, so the other jobs go on in the same
+transaction. Any other error fails the group: if the database is unreachable every job is told
+so; otherwise each job is tried again in a transaction of its own, so one bad job costs only
+its own room.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import queue
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Engine, update
+from sqlalchemy.exc import DBAPIError, DisconnectionError, OperationalError
+from sqlmodel import Session
+
+from app.rooms import pg_notify
+from app.rooms.host import Event
+from app.store import rooms as store
+from app.store.db import session_scope
+
+log = logging.getLogger("gurka.rooms.commits")
+
+
+@dataclass(frozen=True)
+class CommitJob:
+    """One room change to store: events after `seen_version`, and optional new seats (rows),
+    status and host."""
+
+    room_id: int
+    seen_version: int
+    events: list[Event]
+    seats: list[dict[str, Any]] | None = None
+    status: str | None = None
+    host: int | None = None
+
+
+def write_job(session: Session, job: CommitJob) -> int:
+    """Write one job in the caller's transaction; the new version (VersionConflict if the room
+    is no longer at `job.seen_version`, before anything was written)."""
+    version = store.record_events(
+        session, room_id=job.room_id, seen_version=job.seen_version, events=job.events, status=job.status
+    )
+    # The doorbell for other processes, in this transaction: rung only if it commits.
+    pg_notify.notify(session, job.room_id, version)
+    if job.seats is not None:
+        store.replace_seats(session, room_id=job.room_id, seats=job.seats)
+    if job.host is not None:
+        session.execute(update(_ROOMS).where(_ROOMS.c.id == job.room_id).values(host=job.host))
+    return version
+
+
+_ROOMS = store.Room.__table__  # type: ignore[attr-defined]
+
+
+def unreachable(exc: BaseException) -> bool:
+    """The database is not answering (down, cut off, locked): retrying at once will not help."""
+    if isinstance(exc, OperationalError | DisconnectionError):
+        return True
+    return isinstance(exc, DBAPIError) and exc.connection_invalidated
+
+
+_Item = tuple[CommitJob, asyncio.AbstractEventLoop, "asyncio.Future[int]"]
+
+
+class CommitWriter:
+    """One writer thread for a database; started on the first job, gone after `idle_seconds`
+    without work (and started again by the next job)."""
+
+    def __init__(self, db: Engine, *, max_group: int = 64, idle_seconds: float = 5.0) -> None:
+        self.db = db
+        self.max_group = max_group
+        self.idle_seconds = idle_seconds
+        self._queue: queue.SimpleQueue[_Item | None] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._stopping = False
+        # Figures for tests and logs: transactions committed, and jobs acknowledged by them.
+        self.transactions = 0
+        self.committed = 0
+
+    async def commit(self, job: CommitJob) -> int:
+        """Queue `job`, wait until its transaction committed; the room's new version.
+
+        Raises VersionConflict (the room moved on elsewhere) or the database's error."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[int] = loop.create_future()
+        self._queue.put((job, loop, future))
+        self._ensure_thread()
+        return await future
+
+    def stop(self) -> None:
+        """Let the thread finish what is queued and end (it does not wait for it)."""
+        with self._lock:
+            self._stopping = True
+            if self._thread is not None:
+                self._queue.put(None)
+
+    # ------------------------------------------------------------------ the thread
+
+    def _ensure_thread(self) -> None:
+        with self._lock:
+            if self._thread is None:
+                self._stopping = False
+                self._thread = threading.Thread(target=self._work, name="room-commits", daemon=True)
+                self._thread.start()
+
+    def _work(self) -> None:
+        while True:
+            try:
+                first = self._queue.get(timeout=self.idle_seconds)
+            except queue.Empty:
+                with self._lock:
+                    if self._queue.empty():
+                        self._thread = None
+                        return
+                continue
+            group: list[_Item] = []
+            stop = first is None
+            if first is not None:
+                group.append(first)
+            while len(group) < self.max_group:
+                try:
+                    item = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if item is None:
+                    stop = True
+                else:
+                    group.append(item)
+            if group:
+                self._write(group)
+            if stop:
+                with self._lock:
+                    if self._stopping and self._queue.empty():
+                        self._thread = None
+                        return
+
+    def _write(self, group: list[_Item]) -> None:
+        jobs = [job for job, _loop, _future in group]
+        outcomes: list[int | BaseException]
+        try:
+            outcomes = self._write_together(jobs)
+        except Exception as exc:
+            if len(jobs) == 1 or unreachable(exc):
+                if not unreachable(exc):
+                    log.exception("room %s: commit failed", jobs[0].room_id)
+                outcomes = [exc] * len(jobs)
+            else:
+                outcomes = [self._write_alone(job) for job in jobs]
+        for (_job, loop, future), outcome in zip(group, outcomes, strict=True):
+            with contextlib.suppress(RuntimeError):  # that loop is closed: nobody waits any more
+                loop.call_soon_threadsafe(_settle, future, outcome)
+
+    def _write_together(self, jobs: list[CommitJob]) -> list[int | BaseException]:
+        outcomes: list[int | BaseException] = []
+        with session_scope(self.db) as session:
+            for job in jobs:
+                try:
+                    outcomes.append(write_job(session, job))
+                except store.VersionConflict as conflict:
+                    outcomes.append(conflict)
+        self.transactions += 1
+        self.committed += sum(1 for o in outcomes if isinstance(o, int))
+        return outcomes
+
+    def _write_alone(self, job: CommitJob) -> int | BaseException:
+        try:
+            with session_scope(self.db) as session:
+                version = write_job(session, job)
+        except Exception as exc:
+            if not isinstance(exc, store.VersionConflict) and not unreachable(exc):
+                log.exception("room %s: commit failed", job.room_id)
+            return exc
+        self.transactions += 1
+        self.committed += 1
+        return version
+
+
+def _settle(future: asyncio.Future[int], outcome: int | BaseException) -> None:
+    if future.done():  # the waiting room gave up (cancelled)
+        return
+    if isinstance(outcome, BaseException):
+        future.set_exception(outcome)
+    else:
+        future.set_result(outcome)

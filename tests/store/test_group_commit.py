@@ -1,0 +1,112 @@
+"""Group commit: changes of many rooms waiting for the writer go into one transaction, each
+acknowledged only once that transaction committed, and a room whose version is stale fails
+alone (the others in its group are written)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sqlite3
+from collections.abc import Iterator
+
+import psycopg
+from sqlalchemy import Engine, text
+from sqlalchemy.engine import make_url
+
+from app.rooms import RoomManager
+from app.rooms.commits import CommitJob, CommitWriter
+from app.rooms.pg_notify import libpq_dsn
+from app.store.db import make_engine, upgrade
+from app.store.rooms import VersionConflict
+from tests.waiting import await_until
+
+ROOMS = 12
+STALE = 4  # this room's job carries an old version
+
+
+@contextlib.contextmanager
+def writes_held(url: str) -> Iterator[None]:
+    """Another connection holds off every write to the rooms until the block ends."""
+    if url.startswith("sqlite"):
+        conn = sqlite3.connect(make_url(url).database or "", isolation_level=None)
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        finally:
+            conn.execute("ROLLBACK")
+            conn.close()
+    else:
+        with psycopg.connect(libpq_dsn(url)) as pg:
+            pg.execute("LOCK TABLE rooms IN EXCLUSIVE MODE")
+            try:
+                yield
+            finally:
+                pg.rollback()
+
+
+def stored_version(db: Engine, room_id: int) -> int:
+    with db.connect() as conn:
+        return int(conn.execute(text("SELECT version FROM rooms WHERE id = :id"), {"id": room_id}).scalar_one())
+
+
+async def test_many_rooms_commit_in_few_transactions_and_a_stale_one_fails_alone(database_url: str) -> None:
+    upgrade(database_url)
+    db = make_engine(database_url)
+    manager = RoomManager(db)
+    rooms = [(await manager.create_room(preset="gurka-night", options={}, seats=3, host_name="Anna"))[0]
+             for _ in range(ROOMS)]
+    reader = make_engine(database_url)
+    writer = CommitWriter(db)
+    acknowledged: dict[int, int] = {}  # room id -> the version stored when its commit was acknowledged
+
+    def job(i: int) -> CommitJob:
+        room = rooms[i]
+        seen = room.version - 1 if i == STALE else room.version
+        return CommitJob(room.id, seen, [(None, "bot", {"seat": 1, "name": "Egon (bot)"})],
+                         seats=[s.row() for s in room.seats.values()])
+
+    async def commit(i: int) -> int:
+        version = await writer.commit(job(i))
+        acknowledged[rooms[i].id] = stored_version(reader, rooms[i].id)
+        return version
+
+    with writes_held(database_url):
+        tasks = [asyncio.ensure_future(commit(i)) for i in range(ROOMS)]
+        # the writer is stuck on the first job; the others queue up behind it
+        await await_until(lambda: writer._queue.qsize() >= ROOMS - 1, what="every job queued", timeout=10)
+        assert not any(t.done() for t in tasks)
+    results = await asyncio.gather(*tasks, return_exceptions=True)
+
+    assert isinstance(results[STALE], VersionConflict)
+    for i, (room, result) in enumerate(zip(rooms, results, strict=True)):
+        if i == STALE:
+            assert stored_version(reader, room.id) == room.version  # nothing written for it
+            continue
+        assert result == room.version + 1
+        assert acknowledged[room.id] == result, "acknowledged before its transaction committed"
+    assert writer.transactions <= 2 < ROOMS, writer.transactions  # the first job, then all the rest
+    assert writer.committed == ROOMS - 1
+    writer.stop()
+    await manager.stop()
+    db.dispose()
+    reader.dispose()
+
+
+async def test_rooms_acting_at_once_share_transactions(database_url: str) -> None:
+    """Through the rooms themselves: every change lands, in fewer transactions than changes."""
+    upgrade(database_url)
+    db = make_engine(database_url)
+    manager = RoomManager(db)
+    rooms = [(await manager.create_room(preset="gurka-night", options={}, seats=4, host_name="Anna"))[0]
+             for _ in range(ROOMS)]
+    before = manager.writer.transactions
+    with writes_held(database_url):
+        tasks = [asyncio.ensure_future(room.add_bot(0)) for room in rooms]
+        await await_until(lambda: manager.writer._queue.qsize() >= ROOMS - 1, what="every change queued",
+                          timeout=10)
+    await asyncio.gather(*tasks)
+    assert all(len(room.seats) == 2 for room in rooms)
+    assert manager.writer.transactions - before < ROOMS
+    await manager.stop()
+    db.dispose()
+
