@@ -3,6 +3,7 @@ part, the online tables' Play links and bots, and deleting a night."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 from datetime import date, timedelta
 from typing import Any
@@ -230,7 +231,7 @@ async def bots_for_absent(request: Request, night_id: int, key: str, _form: auth
     """An elder's wish that bots play the seats of players who are not at their online table:
     accepted at once, kept with the night, carried out as soon as the room allows (a player
     away only briefly gets their grace time first). Back to the night page (POST-redirect-GET)."""
-    require_elder(request)
+    await asyncio.to_thread(require_elder, request)  # reads the elder's session: off the loop
     if not await club_online.record_bot_wish(request.app, night_id, key):
         raise HTTPException(status_code=404, detail=_("No such table"))
     await club_online.apply_bot_wishes(request.app, night_id)
