@@ -231,7 +231,9 @@ async def bots_for_absent(request: Request, night_id: int, key: str) -> Response
     away only briefly gets their grace time first). Back to the night page (POST-redirect-GET)."""
     await auth.check_csrf(request)
     require_elder(request)
-    if not await asyncio.to_thread(club_online.wish_bots, request.app, night_id, key):
+    # On the event loop, like every other write of the night's state: from a worker thread its
+    # read-modify-write interleaved with the rooms' game-over hook and lost a wish or a room.
+    if not club_online.wish_bots(request.app, night_id, key):
         raise HTTPException(status_code=404, detail="No such table")
     await club_online.apply_bot_wishes(request.app, night_id)
     return redirect(f"/club/nights/{night_id}", request)
