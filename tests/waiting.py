@@ -117,6 +117,8 @@ PAGE_STATE = """() => {
   const root = document.documentElement;
   return {
     url: location.pathname,
+    ready: document.readyState,
+    htmx: !!window.htmx,
     version: t ? t.dataset.version : null,
     mode: t ? t.dataset.mode : null,
     status: bar ? bar.innerText.replace(/\\s+/g, ' ').trim().slice(0, 160) : null,
@@ -168,8 +170,11 @@ def wait_page(page: Any, expression: str, arg: Any = None, *, what: str, timeout
     the page's state and the server log tail."""
     from playwright.sync_api import TimeoutError as PageTimeout
 
+    # Look on a timer, not on animation frames (Playwright's default): a page whose parser waits
+    # on a script in <head> is render-blocked and runs no frames, so a condition that came true
+    # after the first look (htmx ran while hx-ws.js was still held) was never looked at again.
     try:
-        page.wait_for_function(expression, arg=arg, timeout=timeout * 1000)
+        page.wait_for_function(expression, arg=arg, timeout=timeout * 1000, polling=POLL * 1000)
     except PageTimeout:
         _fail(what, timeout, page_state(page))
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 import time
 
 from app.club import RoundResult
@@ -118,6 +119,46 @@ def play_a_whole_night(client) -> None:  # type: ignore[no-untyped-def]
         assert player in hof
     print(f"\nwhole online night: {len(tables)} table games, {len(playoffs)} playoff(s)"
           f" ({by_hand_playoffs} by hand), {elapsed:.1f} s")
+
+
+
+def test_two_bot_wishes_at_once_are_both_kept(client, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A wish is a read-modify-write of the night's state. From a worker thread it could read,
+    let another writer (a second wish, or the rooms' game-over hook) write, then write back what
+    it had read: a wish or a room was lost and the night waited forever (seen in the whole-night
+    test under load). Here the first wish, between its read and its write, waits (at most
+    `window` s) for the second wish to read too: off the loop both then write and one wish is
+    lost; on the loop the second cannot start before the first has written."""
+    night_id = online_night(client)
+    url = f"/club/nights/{night_id}"
+    csrf = token(client, url)
+    first, second = sorted(night_row(client, night_id).state["rooms"])[:2]
+    window = 1.0
+    first_read, second_read = threading.Event(), threading.Event()
+    real_entry = club_online.room_entry
+
+    def entry_between_read_and_write(row, key):  # type: ignore[no-untyped-def]
+        if key == first:
+            first_read.set()
+            second_read.wait(window)
+        elif key == second:
+            second_read.set()
+        return real_entry(row, key)
+
+    monkeypatch.setattr(club_online, "room_entry", entry_between_read_and_write)
+    answers: dict[str, int] = {}
+
+    def wish(key: str) -> None:
+        answers[key] = client.post(f"{url}/bots/{key}", data={"csrf": csrf}, follow_redirects=False).status_code
+
+    meanwhile = threading.Thread(target=wish, args=(first,))
+    meanwhile.start()
+    assert first_read.wait(15), "the first wish never read the night"
+    wish(second)
+    meanwhile.join(timeout=30)
+    assert not meanwhile.is_alive(), "the first wish never answered"
+    assert answers == {first: 303, second: 303}
+    assert {first, second} <= set(night_row(client, night_id).state.get("bots", []))
 
 
 def test_a_members_play_link_gives_a_fresh_seat_token_and_the_old_one_stops_working(client) -> None:
