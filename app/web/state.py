@@ -94,7 +94,7 @@ def manager_of(app: FastAPI) -> RoomManager:
             clock=getattr(app.state, "clock", None),
             render_table=render_table,
             render_notice=render_notice,
-            render_presence=lambda room: render_presence(templates, room),
+            render_presence=render_presence,
             render_chat=lambda room, lines: talk.render_lines(templates, lines),
             render_chat_form=lambda room, seat: talk.render_form(templates, room, seat),
             render_reaction=talk.render_reaction,
