@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from app.i18n import _
 from app.rooms.room import LiveRoom
@@ -16,14 +16,13 @@ from app.rooms.room import LiveRoom
 def presence_dot(s: Any) -> Markup:
     """The seat's dot; `s` is a seat row of the table model (`seat`, `present`)."""
     present = _field(s, "present")
-    return Markup('<span class="dot {}" id="dot-{}" title="{}"></span>').format(
-        "on" if present else "off", _field(s, "seat"), _("here") if present else _("away"))
+    title = escape(_("here") if present else _("away"))
+    return Markup(f'<span class="dot {"on" if present else "off"}" id="dot-{int(_field(s, "seat"))}" title="{title}"></span>')
 
 
 def presence_word(s: Any) -> Markup:
-    present = _field(s, "present")
-    return Markup('<span class="sr-only" id="here-{}">{}</span>').format(
-        _field(s, "seat"), _("(online)") if present else _("(away)"))
+    words = escape(_("(online)") if _field(s, "present") else _("(away)"))
+    return Markup(f'<span class="sr-only" id="here-{int(_field(s, "seat"))}">{words}</span>')
 
 
 def _field(s: Any, name: str) -> Any:
