@@ -3,6 +3,7 @@ current language for `<html lang>`, and per-locale numbers and dates."""
 
 from __future__ import annotations
 
+import functools
 from datetime import date, datetime
 from typing import Any
 
@@ -40,10 +41,19 @@ def _translated(message: str) -> str:
 def _say_in_template(eval_ctx: EvalContext, message: str, **variables: Any) -> str:
     """`_()` in a template: the translation is markup (under autoescape) and always a format
     string, so the variables are escaped and `%%` is a percent sign, as with Jinja's own."""
+    if not variables and eval_ctx.autoescape:
+        return _said_markup(current_language(), message)
     said = translations(current_language()).gettext(message)
     if eval_ctx.autoescape:
         return Markup(said) % variables
     return said % variables
+
+
+@functools.lru_cache(maxsize=4096)
+def _said_markup(lang: str, message: str) -> Markup:
+    """A template's `_()` without variables in `lang`: the same every time (the catalogs are
+    read once per process), so it is made once."""
+    return Markup(translations(lang).gettext(message)) % {}
 
 
 def _translated_plural(singular: str, plural: str, n: int) -> str:
