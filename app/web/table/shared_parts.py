@@ -21,7 +21,7 @@ from typing import Any
 from fastapi.templating import Jinja2Templates
 from markupsafe import Markup
 
-from app.i18n import _
+from app.i18n import _, current_language
 from app.rooms.room import LiveRoom
 from app.web.table.render import table_context
 from app.web.table.score_sheet import score_rows
@@ -60,6 +60,8 @@ class SharedPartsCache:
         self._rooms: weakref.WeakKeyDictionary[LiveRoom, tuple[StateKey, dict[str, SharedParts]]] = (
             weakref.WeakKeyDictionary()
         )
+        # the score sheet changes once per deal, not per move: per room, the last one drawn
+        self._sheets: SheetMemo = weakref.WeakKeyDictionary()
         self.renders = 0  # how many times parts were rendered (tests and the bench look)
 
     def get(self, room: LiveRoom, lang: str) -> SharedParts:
@@ -71,27 +73,26 @@ class SharedPartsCache:
             self._rooms[room] = entry
         parts = entry[1].get(lang)
         if parts is None:
-            parts = entry[1][lang] = render_shared(self.templates, room)
+            parts = entry[1][lang] = render_shared(self.templates, room, self._sheets)
             self.renders += 1
         return parts
 
 
-def public_context(room: LiveRoom) -> dict[str, Any]:
-    """The table as a spectator sees it, plus the score sheet's rows (finished deals are public)."""
+SheetKey = tuple[str, tuple[str, ...], tuple[Any, ...]]  # (language, names, the finished deals)
+SheetMemo = weakref.WeakKeyDictionary[LiveRoom, tuple[SheetKey, Markup]]
+
+
+def render_shared(templates: Jinja2Templates, room: LiveRoom, sheets: SheetMemo) -> SharedParts:
+    """Render the shared parts from public information only (the table as a spectator sees it,
+    and the finished deals), in the current language; the score sheet comes from `sheets` while
+    no deal has finished since it was drawn."""
     ctx = table_context(room, None)
     g = room.game
-    ctx["score_sheet"] = score_rows(g.deal_log, len(room.seats)) if g is not None else []
-    return ctx
-
-
-def render_shared(templates: Jinja2Templates, room: LiveRoom) -> SharedParts:
-    """Render the shared parts from public information only, in the current language."""
-    ctx = public_context(room)
-    module: Any = templates.env.get_template(TEMPLATE).make_module(ctx)
     view: dict[str, Any] | None = ctx["view"]
     empty = Markup("")
-    if view is None:
+    if view is None or g is None:
         return SharedParts({}, empty, empty, empty, empty, empty)
+    module: Any = templates.env.get_template(TEMPLATE).make_module(ctx)
     trick = view.get("trick") or {}
     last = view.get("last_trick")
     last_deal = view.get("last_deal")
@@ -101,5 +102,16 @@ def render_shared(templates: Jinja2Templates, room: LiveRoom) -> SharedParts:
         last_trick=Markup(module.plays_list(last, took=_("took it"))) if last else empty,
         last_trick_small=Markup(module.plays_list(last, "tiny", _("took it"))) if last else empty,
         finals=Markup(module.final_cards(last_deal)) if last_deal else empty,
-        score_sheet=Markup(module.score_sheet_part()) if ctx["score_sheet"] else empty,
+        score_sheet=_score_sheet(templates, room, g.deal_log, ctx, sheets) if g.deal_log else empty,
     )
+
+
+def _score_sheet(templates: Jinja2Templates, room: LiveRoom, deal_log: Any, ctx: dict[str, Any],
+                 sheets: SheetMemo) -> Markup:
+    key: SheetKey = (current_language(), tuple(ctx["names"]), tuple(deal_log))  # compared, not hashed
+    drawn = sheets.get(room)
+    if drawn is None or drawn[0] != key:
+        sheet_ctx = {**ctx, "score_sheet": score_rows(deal_log, len(room.seats))}
+        module: Any = templates.env.get_template(TEMPLATE).make_module(sheet_ctx)
+        drawn = sheets[room] = (key, Markup(module.score_sheet_part()))
+    return drawn[1]
