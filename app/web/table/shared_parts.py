@@ -15,7 +15,7 @@ by language, and keeps only the current state of each room.
 from __future__ import annotations
 
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from fastapi.templating import Jinja2Templates
@@ -60,8 +60,8 @@ class SharedPartsCache:
         self._rooms: weakref.WeakKeyDictionary[LiveRoom, tuple[StateKey, dict[str, SharedParts]]] = (
             weakref.WeakKeyDictionary()
         )
-        # the score sheet changes once per deal, not per move: per room, the last one drawn
-        self._sheets: SheetMemo = weakref.WeakKeyDictionary()
+        # what changes less often than the state (the score sheet, most seats' stats), per room
+        self._drawn: weakref.WeakKeyDictionary[LiveRoom, Drawn] = weakref.WeakKeyDictionary()
         self.renders = 0  # how many times parts were rendered (tests and the bench look)
 
     def get(self, room: LiveRoom, lang: str) -> SharedParts:
@@ -73,19 +73,30 @@ class SharedPartsCache:
             self._rooms[room] = entry
         parts = entry[1].get(lang)
         if parts is None:
-            parts = entry[1][lang] = render_shared(self.templates, room, self._sheets)
+            drawn = self._drawn.get(room)
+            if drawn is None:
+                drawn = self._drawn[room] = Drawn()
+            parts = entry[1][lang] = render_shared(self.templates, room, drawn)
             self.renders += 1
         return parts
 
 
 SheetKey = tuple[str, tuple[str, ...], tuple[Any, ...]]  # (language, names, the finished deals)
-SheetMemo = weakref.WeakKeyDictionary[LiveRoom, tuple[SheetKey, Markup]]
 
 
-def render_shared(templates: Jinja2Templates, room: LiveRoom, sheets: SheetMemo) -> SharedParts:
+@dataclass
+class Drawn:
+    """A room's parts as last drawn, by what they show: the score sheet (it changes once per
+    deal) and each seat's stats (a move changes one seat's count, the others' stay)."""
+
+    sheet: tuple[SheetKey, Markup] | None = None
+    stats: dict[tuple[Any, ...], Markup] = field(default_factory=dict)
+
+
+def render_shared(templates: Jinja2Templates, room: LiveRoom, drawn: Drawn) -> SharedParts:
     """Render the shared parts from public information only (the table as a spectator sees it,
-    and the finished deals), in the current language; the score sheet comes from `sheets` while
-    no deal has finished since it was drawn."""
+    and the finished deals), in the current language; what shows the same as when it was last
+    drawn comes from `drawn`."""
     ctx = table_context(room, None)
     g = room.game
     view: dict[str, Any] | None = ctx["view"]
@@ -97,21 +108,37 @@ def render_shared(templates: Jinja2Templates, room: LiveRoom, sheets: SheetMemo)
     last = view.get("last_trick")
     last_deal = view.get("last_deal")
     return SharedParts(
-        stats={s["seat"]: Markup(module.seat_stats(s)) for s in ctx["seats"] if not s["empty"] and "score" in s},
+        stats=_stats(module, ctx, drawn),
         trick=Markup(module.plays_list(trick)) if trick.get("plays") else empty,
         last_trick=Markup(module.plays_list(last, took=_("took it"))) if last else empty,
         last_trick_small=Markup(module.plays_list(last, "tiny", _("took it"))) if last else empty,
         finals=Markup(module.final_cards(last_deal)) if last_deal else empty,
-        score_sheet=_score_sheet(templates, room, g.deal_log, ctx, sheets) if g.deal_log else empty,
+        score_sheet=_score_sheet(templates, room, g.deal_log, ctx, drawn) if g.deal_log else empty,
     )
 
 
+def _stats(module: Any, ctx: dict[str, Any], drawn: Drawn) -> dict[int, Markup]:
+    """Each occupied seat's stats, drawn again only when what they show changed."""
+    lang, target = current_language(), ctx["view"]["target"]
+    stats: dict[int, Markup] = {}
+    now: dict[tuple[Any, ...], Markup] = {}
+    for s in ctx["seats"]:
+        if s["empty"] or "score" not in s:
+            continue
+        key = (lang, target, s["name"], s["hand_count"], s["score"], s["agurk"], tuple(s["penalty_cards"]))
+        html = drawn.stats.get(key)
+        if html is None:
+            html = Markup(module.seat_stats(s))
+        stats[s["seat"]] = now[key] = html
+    drawn.stats = now  # only what shows now: the memo stays as small as the table
+    return stats
+
+
 def _score_sheet(templates: Jinja2Templates, room: LiveRoom, deal_log: Any, ctx: dict[str, Any],
-                 sheets: SheetMemo) -> Markup:
+                 drawn: Drawn) -> Markup:
     key: SheetKey = (current_language(), tuple(ctx["names"]), tuple(deal_log))  # compared, not hashed
-    drawn = sheets.get(room)
-    if drawn is None or drawn[0] != key:
+    if drawn.sheet is None or drawn.sheet[0] != key:
         sheet_ctx = {**ctx, "score_sheet": score_rows(deal_log, len(room.seats))}
         module: Any = templates.env.get_template(TEMPLATE).make_module(sheet_ctx)
-        drawn = sheets[room] = (key, Markup(module.score_sheet_part()))
-    return drawn[1]
+        drawn.sheet = (key, Markup(module.score_sheet_part()))
+    return drawn.sheet[1]
