@@ -11,12 +11,12 @@ from pathlib import Path
 
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
-from fastapi.templating import Jinja2Templates
 
 from app import web
 from app.rooms.clock import Clock
 from app.settings import Settings
 from app.store.db import make_engine, upgrade
+from app.web.shared.templating import make_templates
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATES = ROOT / "templates"
@@ -46,7 +46,7 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
     app.state.settings = settings
     app.state.clock = clock
     app.state.engine = make_engine(settings.database_url)
-    app.state.templates = Jinja2Templates(directory=str(TEMPLATES))
+    app.state.templates = make_templates(TEMPLATES)
     app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
 
     @app.get("/healthz", include_in_schema=False)

@@ -18,6 +18,7 @@ from starlette.requests import HTTPConnection
 from app.i18n import current_language
 from app.i18n.jinja import install as install_languages
 from app.rooms import LiveRoom, RoomManager
+from app.web.shared.templating import make_templates
 from app.web.table import talk
 from app.web.table.presence_marks import render_presence
 from app.web.table.render import render_block, setup_templates, status_line, table_context
@@ -29,7 +30,7 @@ TEMPLATES_DIR = Path(__file__).resolve().parents[2] / "templates"
 def templates_of(app: FastAPI) -> Jinja2Templates:
     templates = getattr(app.state, "templates", None)
     if templates is None:
-        templates = Jinja2Templates(directory=str(TEMPLATES_DIR))
+        templates = make_templates(TEMPLATES_DIR)
         app.state.templates = templates
     if not templates.env.globals.get("_gurka_ready"):
         install_languages(templates.env)
@@ -94,7 +95,7 @@ def manager_of(app: FastAPI) -> RoomManager:
             clock=getattr(app.state, "clock", None),
             render_table=render_table,
             render_notice=render_notice,
-            render_presence=lambda room: render_presence(templates, room),
+            render_presence=render_presence,
             render_chat=lambda room, lines: talk.render_lines(templates, lines),
             render_chat_form=lambda room, seat: talk.render_form(templates, room, seat),
             render_reaction=talk.render_reaction,

@@ -10,6 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.main import create_app
+from app.web.table.shared_parts import Drawn, render_shared
 from tests.conftest import make_settings
 from tests.web.test_room_protocol import play_one, start, three_players
 from tests.web.test_turn_timer import settle
@@ -105,3 +106,22 @@ def test_a_page_that_missed_pushes_converges_on_the_next_one_and_on_sync(web: Te
     bo.send(do="sync", v=bo.version - 2)
     synced = bo.recv_table()
     assert synced["version"] == room.version and synced["content"] == fresh
+
+
+def test_the_score_sheet_and_stats_drawn_before_are_always_the_fresh_ones(web: TestClient) -> None:
+    _slug, room, players = three_players(web, target="12")
+    start(players, room)
+    cache = web.app.state.shared_parts  # type: ignore[attr-defined]
+    rng = random.Random(5)
+    deals_seen: set[int] = set()
+    for _ in range(2000):
+        parts = cache.get(room, "en")
+        fresh = render_shared(cache.templates, room, Drawn())  # nothing remembered
+        assert parts.score_sheet == fresh.score_sheet and parts.stats == fresh.stats
+        finished = len(room.game.deal_log)
+        assert (f"Score sheet ({finished} deal" in parts.score_sheet) == (finished > 0)
+        deals_seen.add(finished)
+        if room.game.over:
+            break
+        play_one(players, room, rng)
+    assert len(deals_seen) >= 3, deals_seen  # checked before any deal finished, and after two

@@ -18,6 +18,7 @@ from app.i18n import N_, _, current_language, ngettext, say
 from app.rooms.room import LiveRoom
 from app.rules.cards import RANK_WORD, pretty, pretty_cards
 from app.rules.ruleset import PRESET_TITLES
+from app.web.table.presence_marks import presence_dot, presence_word
 
 # The card's name, said in the reader's language: "%(rank)s of %(suit)s" with these words (the
 # whole name per card would be 52 messages; the languages put rank and suit in this order too).
@@ -140,11 +141,13 @@ def player_text(text: str) -> str:
 
 def setup_templates(templates: Jinja2Templates) -> None:
     env = templates.env
+    # Templates are read once per process, with no file check on every render (a table is
+    # rendered per seat on every push): a template change shows after a restart
+    env.auto_reload = False
     env.globals.update(card=card_html, card_back=card_back, card_label=card_label, card_short=pretty,
                        preset_title=PRESET_TITLE, phase_text=PHASE_TEXT, how_text=HOW_TEXT,
                        rassi_text=RASSI_TEXT)
-    presence: Any = env.get_template("table/presence.html").module  # a seat's presence marks
-    env.globals.update(presence_dot=presence.presence_dot, presence_word=presence.presence_word)
+    env.globals.update(presence_dot=presence_dot, presence_word=presence_word)  # a seat's presence marks
     env.filters["card_label"] = card_label
     env.filters["player_text"] = player_text
     env.filters["card_short"] = pretty

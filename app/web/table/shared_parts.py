@@ -15,13 +15,13 @@ by language, and keeps only the current state of each room.
 from __future__ import annotations
 
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from fastapi.templating import Jinja2Templates
 from markupsafe import Markup
 
-from app.i18n import _
+from app.i18n import _, current_language
 from app.rooms.room import LiveRoom
 from app.web.table.render import table_context
 from app.web.table.score_sheet import score_rows
@@ -60,6 +60,8 @@ class SharedPartsCache:
         self._rooms: weakref.WeakKeyDictionary[LiveRoom, tuple[StateKey, dict[str, SharedParts]]] = (
             weakref.WeakKeyDictionary()
         )
+        # what changes less often than the state (the score sheet, most seats' stats), per room
+        self._drawn: weakref.WeakKeyDictionary[LiveRoom, Drawn] = weakref.WeakKeyDictionary()
         self.renders = 0  # how many times parts were rendered (tests and the bench look)
 
     def get(self, room: LiveRoom, lang: str) -> SharedParts:
@@ -71,35 +73,72 @@ class SharedPartsCache:
             self._rooms[room] = entry
         parts = entry[1].get(lang)
         if parts is None:
-            parts = entry[1][lang] = render_shared(self.templates, room)
+            drawn = self._drawn.get(room)
+            if drawn is None:
+                drawn = self._drawn[room] = Drawn()
+            parts = entry[1][lang] = render_shared(self.templates, room, drawn)
             self.renders += 1
         return parts
 
 
-def public_context(room: LiveRoom) -> dict[str, Any]:
-    """The table as a spectator sees it, plus the score sheet's rows (finished deals are public)."""
+SheetKey = tuple[str, tuple[str, ...], tuple[Any, ...]]  # (language, names, the finished deals)
+
+
+@dataclass
+class Drawn:
+    """A room's parts as last drawn, by what they show: the score sheet (it changes once per
+    deal) and each seat's stats (a move changes one seat's count, the others' stay)."""
+
+    sheet: tuple[SheetKey, Markup] | None = None
+    stats: dict[tuple[Any, ...], Markup] = field(default_factory=dict)
+
+
+def render_shared(templates: Jinja2Templates, room: LiveRoom, drawn: Drawn) -> SharedParts:
+    """Render the shared parts from public information only (the table as a spectator sees it,
+    and the finished deals), in the current language; what shows the same as when it was last
+    drawn comes from `drawn`."""
     ctx = table_context(room, None)
     g = room.game
-    ctx["score_sheet"] = score_rows(g.deal_log, len(room.seats)) if g is not None else []
-    return ctx
-
-
-def render_shared(templates: Jinja2Templates, room: LiveRoom) -> SharedParts:
-    """Render the shared parts from public information only, in the current language."""
-    ctx = public_context(room)
-    module: Any = templates.env.get_template(TEMPLATE).make_module(ctx)
     view: dict[str, Any] | None = ctx["view"]
     empty = Markup("")
-    if view is None:
+    if view is None or g is None:
         return SharedParts({}, empty, empty, empty, empty, empty)
+    module: Any = templates.env.get_template(TEMPLATE).make_module(ctx)
     trick = view.get("trick") or {}
     last = view.get("last_trick")
     last_deal = view.get("last_deal")
     return SharedParts(
-        stats={s["seat"]: Markup(module.seat_stats(s)) for s in ctx["seats"] if not s["empty"] and "score" in s},
+        stats=_stats(module, ctx, drawn),
         trick=Markup(module.plays_list(trick)) if trick.get("plays") else empty,
         last_trick=Markup(module.plays_list(last, took=_("took it"))) if last else empty,
         last_trick_small=Markup(module.plays_list(last, "tiny", _("took it"))) if last else empty,
         finals=Markup(module.final_cards(last_deal)) if last_deal else empty,
-        score_sheet=Markup(module.score_sheet_part()) if ctx["score_sheet"] else empty,
+        score_sheet=_score_sheet(templates, room, g.deal_log, ctx, drawn) if g.deal_log else empty,
     )
+
+
+def _stats(module: Any, ctx: dict[str, Any], drawn: Drawn) -> dict[int, Markup]:
+    """Each occupied seat's stats, drawn again only when what they show changed."""
+    lang, target = current_language(), ctx["view"]["target"]
+    stats: dict[int, Markup] = {}
+    now: dict[tuple[Any, ...], Markup] = {}
+    for s in ctx["seats"]:
+        if s["empty"] or "score" not in s:
+            continue
+        key = (lang, target, s["name"], s["hand_count"], s["score"], s["agurk"], tuple(s["penalty_cards"]))
+        html = drawn.stats.get(key)
+        if html is None:
+            html = Markup(module.seat_stats(s))
+        stats[s["seat"]] = now[key] = html
+    drawn.stats = now  # only what shows now: the memo stays as small as the table
+    return stats
+
+
+def _score_sheet(templates: Jinja2Templates, room: LiveRoom, deal_log: Any, ctx: dict[str, Any],
+                 drawn: Drawn) -> Markup:
+    key: SheetKey = (current_language(), tuple(ctx["names"]), tuple(deal_log))  # compared, not hashed
+    if drawn.sheet is None or drawn.sheet[0] != key:
+        sheet_ctx = {**ctx, "score_sheet": score_rows(deal_log, len(room.seats))}
+        module: Any = templates.env.get_template(TEMPLATE).make_module(sheet_ctx)
+        drawn.sheet = (key, Markup(module.score_sheet_part()))
+    return drawn.sheet[1]
