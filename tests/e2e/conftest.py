@@ -7,6 +7,7 @@ import socket
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -28,14 +29,17 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.fixture(scope="session")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+@contextmanager
+def serve_app(tmp_path_factory: pytest.TempPathFactory, **settings: str) -> Iterator[str]:
+    """A real uvicorn server of the app on a free loopback port, its own SQLite file, and its log
+    watched (a wait that runs out prints its tail). `settings`: environment overrides."""
     if not os.path.exists(CHROMIUM):
         pytest.skip("Debian's chromium is not installed (apt-get install -y chromium)")
     port = free_port()
     db = tmp_path_factory.mktemp("e2e") / "gurka.db"
     env = dict(os.environ, DATABASE_URL=f"sqlite:///{db}", BOT_DELAY="0.05", SECRET_KEY="e2e",
                SEAT_TAKEOVER_SECONDS="0", DEAL_PAUSE="0", PYTHONPATH=str(ROOT))
+    env.update(settings)
     log_path = tmp_path_factory.mktemp("e2e-log") / "server.log"
     log = open(log_path, "w")  # noqa: SIM115 (lives as long as the server)
     proc = subprocess.Popen(
@@ -56,6 +60,12 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             proc.kill()
         log.close()
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with serve_app(tmp_path_factory) as base:
+        yield base
 
 
 @pytest.fixture(scope="module")

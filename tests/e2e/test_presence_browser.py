@@ -4,16 +4,13 @@ element stays the very same node while Bo's dot goes off and on again."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import CHROMIUM, ROOT, free_port
-from tests.waiting import answers, wait_page, wait_selector, wait_until, watch_page, watching
+from tests.e2e.conftest import serve_app
+from tests.waiting import wait_page, wait_selector, wait_until, watch_page
 
 pytestmark = pytest.mark.e2e
 
@@ -24,32 +21,8 @@ LAPTOP = {"viewport": {"width": 1280, "height": 860}}
 def slow_takeover_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A server where an absent seat is offered to a bot only after a minute (so a seat going
     away changes nothing but its presence marks)."""
-    if not os.path.exists(CHROMIUM):
-        pytest.skip("Debian's chromium is not installed (apt-get install -y chromium)")
-    port = free_port()
-    db = tmp_path_factory.mktemp("e2e-presence") / "gurka.db"
-    env = dict(os.environ, DATABASE_URL=f"sqlite:///{db}", BOT_DELAY="0.05", SECRET_KEY="e2e",
-               SEAT_TAKEOVER_SECONDS="60", DEAL_PAUSE="0", PYTHONPATH=str(ROOT))
-    log_path = tmp_path_factory.mktemp("e2e-presence-log") / "server.log"
-    log = open(log_path, "w")  # noqa: SIM115 (lives as long as the server)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "app.main:create_app", "--factory", "--host", "127.0.0.1",
-         "--port", str(port), "--ws", "websockets-sansio", "--ws-per-message-deflate", "false"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        with watching(log_path):
-            wait_until(lambda: answers(base, proc), what=f"{base}/healthz to answer", timeout=30,
-                       seen=lambda: f"server exit code {proc.poll()}")
-            yield base
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
+    with serve_app(tmp_path_factory, SEAT_TAKEOVER_SECONDS="60") as base:
+        yield base
 
 
 SAME_TABLE = "() => document.getElementById('table').dataset.marked === 'kept'"
