@@ -208,16 +208,23 @@ async def test_bots_move_from_one_process_and_the_other_takes_over_when_it_dies(
     await watcher.connect()
     await anna.send(do="start", v=anna.version)
     rng = random.Random(6)
+    moved = -1  # the version Anna last moved at: her next turn is a table above it (until that
+    # table arrives, her page still shows the turn she has just played)
+
+    def anna_to_act(c: SeatClient) -> bool:
+        return c.version > moved and bool(c.offered_actions())
+
     # Anna plays on A until the bots have moved a few times: A's action path drives them.
     for _ in range(3):
-        await anna.wait_for(lambda c: bool(c.offered_actions()), timeout=20, what="Anna's turn")
+        await anna.wait_for(anna_to_act, timeout=20, what="Anna's turn")
+        moved = anna.version
         await anna.act(rng.choice(anna.offered_actions()))
-        await watcher.wait_version(anna.version - 1)
+        await watcher.wait_version(moved)
     assert "a bot moves from this process" not in b.log_text()
     assert "another process moved first" not in a.log_text() + b.log_text()
     # Anna moves, and A dies before its bot (1 s delay) can answer: B's bot takes over.
     for _ in range(20):
-        await anna.wait_for(lambda c: bool(c.offered_actions()), timeout=20, what="Anna's turn")
+        await anna.wait_for(anna_to_act, timeout=20, what="Anna's turn")
         moved = anna.version
         await anna.act(rng.choice(anna.offered_actions()))
         await watcher.wait_version(moved)  # B has Anna's move ...
