@@ -31,11 +31,8 @@ import base64
 import html
 import json
 import os
-import re
 import resource
-import signal
 import socket
-import subprocess
 import sys
 import tempfile
 import time
@@ -46,25 +43,10 @@ from typing import Any
 import httpx
 from websockets.asyncio.client import ClientConnection, connect
 
-ROOT = Path(__file__).resolve().parent.parent
-HX_VALS = re.compile(r"hx-vals='([^']*)'")
-DATA_LEGAL = re.compile(r"data-legal='([^']*)'")
-
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the other bench scripts
+from ws_load import HX_VALS, Server, offered, rss_kb, start_app
 
 # ---------------------------------------------------------------------------- the server
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def rss_kb(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1])
-    raise RuntimeError("no VmRSS")
 
 
 def open_sockets(pid: int) -> int:
@@ -78,48 +60,15 @@ def open_sockets(pid: int) -> int:
     return count
 
 
-def start_server(workdir: Path) -> tuple[subprocess.Popen[bytes], int]:
-    port = free_port()
-    env = dict(os.environ)
-    env.update({
-        "DATABASE_URL": f"sqlite:///{workdir / 'idle.db'}",
-        "BOT_DELAY": "0",
+def start_server(workdir: Path) -> Server:
+    """The app on its own SQLite file, with the caps lifted: every spectator comes from
+    127.0.0.1 and sits in one room."""
+    return start_app(workdir, tag="idle", env_extra={
         "DEAL_PAUSE": "0",
         "SECRET_KEY": "idle-spectators-bench",
-        "PYTHONUNBUFFERED": "1",
-        # every spectator comes from 127.0.0.1 and sits in one room: lift those caps
         "WS_PER_ROOM": "100000",
-        "WS_PER_ADDRESS": "100000",
-        "WS_CONNECTS_PER_ADDRESS": "100000",
         "WS_PLAYER_MESSAGES": "1000000",
     })
-    argv = [sys.executable, "-m", "uvicorn", "app.main:create_app", "--factory", "--host", "127.0.0.1",
-            "--port", str(port), "--ws", "websockets-sansio", "--ws-per-message-deflate", "false",
-            "--no-access-log", "--log-level", "warning", "--backlog", "4096"]
-    log = (workdir / "server.log").open("wb")
-    proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise SystemExit(f"the server exited:\n{(workdir / 'server.log').read_text()[-3000:]}")
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2).status_code == 200:
-                return proc, port
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.05)
-    proc.kill()
-    raise SystemExit("the server did not start in 60 s")
-
-
-def stop_server(proc: subprocess.Popen[bytes]) -> None:
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(5)
 
 
 # ---------------------------------------------------------------------------- the clients
@@ -144,14 +93,6 @@ def silent_spectator(port: int, path: str) -> socket.socket:
     if not head.startswith(b"HTTP/1.1 101"):
         raise ConnectionError(head.decode(errors="replace").splitlines()[0])
     return sock
-
-
-def offered(content: str) -> list[str]:
-    actions = [str(v["action"]) for raw in HX_VALS.findall(content)
-               if (v := json.loads(html.unescape(raw))).get("do") == "act" and v.get("action")]
-    for raw in DATA_LEGAL.findall(content):
-        actions.extend(str(a) for a in json.loads(html.unescape(raw)))
-    return sorted(set(actions))
 
 
 class HonestReader:
@@ -189,7 +130,7 @@ class HonestReader:
         """Make the room move once (a start, an action, or a rematch) and see the new table."""
         await self.wait_for(lambda: self.version >= 0, timeout, "a table")
         seen = self.version
-        actions = offered(self.content)
+        actions, _rematch = offered(self.content)
         requests = {str(v.get("do")) for raw in HX_VALS.findall(self.content)
                     if isinstance(v := json.loads(html.unescape(raw)), dict)}
         if actions:
@@ -212,26 +153,26 @@ class HonestReader:
 
 async def settle(pid: int, seconds: float = 1.5) -> int:
     """RSS once it stops moving (or after `seconds`)."""
-    last = rss_kb(pid)
+    last = rss_kb(pid) or 0
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         await asyncio.sleep(0.25)
-        now = rss_kb(pid)
+        now = rss_kb(pid) or 0
         if abs(now - last) < 64:
             return now
         last = now
-    return rss_kb(pid)
+    return rss_kb(pid) or 0
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(soft, args.spectators * 2 + 256)), hard))
     with tempfile.TemporaryDirectory(prefix="idle-spectators-") as tmp:
-        proc, port = start_server(Path(tmp))
+        server = start_server(Path(tmp))
         try:
-            return await measure(proc.pid, port, args)
+            return await measure(server.pid, int(server.url.rsplit(":", 1)[1]), args)
         finally:
-            stop_server(proc)
+            server.stop()
 
 
 async def measure(pid: int, port: int, args: argparse.Namespace) -> dict[str, Any]:
@@ -296,7 +237,7 @@ async def one_round(pid: int, port: int, slug: str, honest: HonestReader, args: 
     pushed_at = time.perf_counter()
     for _ in range(args.pushes):
         await honest.push()
-        peak = max(peak, rss_kb(pid))
+        peak = max(peak, rss_kb(pid) or 0)
     push_ms = (time.perf_counter() - pushed_at) * 1000 / max(1, args.pushes)
     after_pushes = await settle(pid)
     sockets_after_pushes = open_sockets(pid)

@@ -202,7 +202,9 @@ class Server:
                 self.proc.wait(5)
 
 
-def start_app(workdir: Path, database_url: str | None = None, tag: str = "app") -> Server:
+def start_app(workdir: Path, database_url: str | None = None, tag: str = "app",
+              env_extra: dict[str, str] | None = None) -> Server:
+    """The app on a free port, serving once /healthz answers. `env_extra`: settings on top."""
     port = free_port()
     env = dict(os.environ)
     env.update(
@@ -214,6 +216,7 @@ def start_app(workdir: Path, database_url: str | None = None, tag: str = "app") 
             # every simulated player comes from 127.0.0.1: lift the per-address caps
             "WS_PER_ADDRESS": "100000",
             "WS_CONNECTS_PER_ADDRESS": "100000",
+            **(env_extra or {}),
         }
     )
     argv = [
