@@ -53,6 +53,15 @@ def _fail(what: str, timeout: float, seen: str) -> None:
     )
 
 
+def _look(check: Callable[[], Any], deadline: float, what: str, timeout: float,
+          seen: Callable[[], object] | None) -> Any:
+    """One look: `check()`'s result; past the deadline a falsy one fails the test."""
+    result = check()
+    if not result and time.monotonic() >= deadline:
+        _fail(what, timeout, str(seen() if seen else result))
+    return result
+
+
 def wait_until(
     check: Callable[[], Any],
     *,
@@ -62,13 +71,9 @@ def wait_until(
 ) -> Any:
     """Look at `check()` until it is truthy (and return it); else fail with `seen()`."""
     deadline = time.monotonic() + timeout
-    while True:
-        result = check()
-        if result:
-            return result
-        if time.monotonic() >= deadline:
-            _fail(what, timeout, str(seen() if seen else result))
+    while not (result := _look(check, deadline, what, timeout, seen)):
         time.sleep(POLL)
+    return result
 
 
 async def await_until(
@@ -80,13 +85,9 @@ async def await_until(
 ) -> Any:
     """`wait_until` for the event loop: looks between other tasks' steps, never blocks."""
     deadline = time.monotonic() + timeout
-    while True:
-        result = check()
-        if result:
-            return result
-        if time.monotonic() >= deadline:
-            _fail(what, timeout, str(seen() if seen else result))
+    while not (result := _look(check, deadline, what, timeout, seen)):
         await asyncio.sleep(POLL)
+    return result
 
 
 async def await_event(waiting: Awaitable[Any], *, what: str, timeout: float = 15.0,
