@@ -66,7 +66,7 @@ class Game:
         twin = Game.__new__(Game)
         state = twin.__dict__
         for name, value in self.__dict__.items():
-            state[name] = _fork_value(value)
+            state[name] = value[:] if name in _APPEND_ONLY else _fork_value(value)
         return twin
 
     # ------------------------------------------------------------------ helpers
@@ -537,9 +537,17 @@ def new_game(preset: str | Ruleset, players: int, seed: int | str | None = None,
     return Game(ruleset, players, seed=seed, dealer=dealer)
 
 
+# Lists that only ever grow: an entry is never changed once added (the move log, finished
+# deals, cards played), so a fork copies the list and shares its entries. The log grows with
+# every move: copying each entry made a fork cost as much as the whole game so far.
+_APPEND_ONLY = frozenset({"log", "deal_log", "played", "exchanged_away"})
+
+
 def _fork_value(value: Any) -> Any:
     """A copy of one piece of game state, deep enough that no mutable part is shared."""
     if isinstance(value, list):
+        if not value or type(value[0]) in (str, int):  # cards or seats (a list holds one kind)
+            return value[:]
         return [_fork_value(v) for v in value]
     if isinstance(value, dict):
         return {k: _fork_value(v) for k, v in value.items()}
