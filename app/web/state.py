@@ -51,9 +51,11 @@ def seat_table_context(app: FastAPI, room: LiveRoom, seat: int | None) -> dict[s
     """All the table block of room.html needs for one seat, in the current language: its own
     context, the shared parts (rendered once for all seats), its status line and the panels
     other areas add."""
-    ctx = table_context(room, seat)
+    shared = shared_parts_of(app).get(room, current_language())
+    ctx = table_context(room, seat, shared.public)
     ctx["status_text"] = status_line(ctx)
-    ctx["shared"] = shared_parts_of(app).get(room, current_language())
+    ctx["shared"] = shared
+    ctx["board"] = shared.for_viewer(ctx["me"], room.host)
     ctx["extra_panels"] = extra_panels(app, room, seat)
     return ctx
 

@@ -6,24 +6,21 @@ nothing hidden from that seat can reach its page.
 
 from __future__ import annotations
 
-import functools
 import math
 import re
 from typing import Any
 
 from fastapi.templating import Jinja2Templates
-from markupsafe import Markup, escape
 
-from app.i18n import N_, _, current_language, ngettext, say
+from app.i18n import N_, _, ngettext, say
 from app.rooms.room import LiveRoom
-from app.rules.cards import RANK_WORD, pretty, pretty_cards
+from app.rules.cards import pretty, pretty_cards
 from app.rules.ruleset import PRESET_TITLES
+from app.web.table.cards_html import card_back, card_html, card_label
+from app.web.table.hand_html import hand_buttons
 from app.web.table.presence_marks import presence_dot, presence_word
+from app.web.table.seat_row import seat_row
 
-# The card's name, said in the reader's language: "%(rank)s of %(suit)s" with these words (the
-# whole name per card would be 52 messages; the languages put rank and suit in this order too).
-SUIT_NAME = {"C": N_("clubs"), "D": N_("diamonds"), "H": N_("hearts"), "S": N_("spades")}
-RANK_NAME = {"J": N_("jack"), "Q": N_("queen"), "K": N_("king"), "A": N_("ace"), "T": "10"}
 # English message ids (N_): templates say them with the `say` filter, code with _()
 PRESET_TITLE = PRESET_TITLES
 PHASE_TEXT = {
@@ -74,51 +71,12 @@ CHOICE_LABEL = {
 }
 
 
-def card_label(code: str) -> str:
-    if code.startswith("X"):
-        return _("Joker")
-    rank, suit = code[:-1], code[-1]
-    return _("%(rank)s of %(suit)s", rank=say(RANK_NAME.get(rank, rank)), suit=say(SUIT_NAME.get(suit, suit)))
-
-
 def option_label(name: str) -> str:
     return _(OPTION_LABEL[name]) if name in OPTION_LABEL else name.replace("_", " ")
 
 
 def choice_label(value: str) -> str:
     return _(CHOICE_LABEL[value]) if value in CHOICE_LABEL else value.replace("_", " ")
-
-
-def card_html(code: str, *, size: str = "", extra_class: str = "", top: bool = False) -> Markup:
-    """A card drawn by the app: rank and suit symbol in corners, big pip (SVG sprite) in the middle.
-    `top`: one of the preset's top cards (above the ace), marked with a gold corner. (Drawn once
-    per card, look and language: every table shows the same few dozen.)"""
-    return _drawn_card(current_language(), str(code), size, extra_class, top)
-
-
-@functools.lru_cache(maxsize=4096)
-def _drawn_card(lang: str, code: str, size: str, extra_class: str, top: bool) -> Markup:
-    """`card_html` in `lang` (the language is part of the cache key: the label is said in it)."""
-    if code.startswith("X"):
-        body = (
-            '<span class="corner" aria-hidden="true">J<br>O<br>K</span>'
-            '<svg class="pip" aria-hidden="true" viewBox="0 0 100 100"><use href="#joker"/></svg>'
-        )
-        suit_class = "joker"
-    else:
-        rank, suit = code[0], code[1]
-        r = RANK_WORD.get(rank, rank)
-        body = (
-            f'<span class="corner" aria-hidden="true">{r}<svg viewBox="0 0 100 100"><use href="#suit-{suit}"/></svg></span>'
-            f'<svg class="pip" aria-hidden="true" viewBox="0 0 100 100"><use href="#suit-{suit}"/></svg>'
-        )
-        suit_class = f"suit-{suit}"
-    classes = " ".join(c for c in ("card", suit_class, size, extra_class, "top" if top else "") if c)
-    label = _("%(card)s, a top card above the ace", card=card_label(code)) if top else card_label(code)
-    return Markup(
-        f'<span class="{classes}" data-card="{escape(code)}" role="img" '
-        f'aria-label="{escape(label)}">{body}</span>'
-    )
 
 
 def display_name(name: str, is_bot: bool, taken: frozenset[str] = frozenset()) -> str:
@@ -128,10 +86,6 @@ def display_name(name: str, is_bot: bool, taken: frozenset[str] = frozenset()) -
         short = name[: -len(BOT_SUFFIX)]
         return name if short in taken else short
     return name
-
-
-def card_back(*, size: str = "mini") -> Markup:
-    return Markup(f'<span class="card back {size}" aria-hidden="true"></span>')
 
 
 def player_text(text: str) -> str:
@@ -148,6 +102,8 @@ def setup_templates(templates: Jinja2Templates) -> None:
                        preset_title=PRESET_TITLE, phase_text=PHASE_TEXT, how_text=HOW_TEXT,
                        rassi_text=RASSI_TEXT)
     env.globals.update(presence_dot=presence_dot, presence_word=presence_word)  # a seat's presence marks
+    env.globals["hand_buttons"] = hand_buttons  # a hand's card buttons
+    env.globals["seat_row"] = seat_row  # a seat's row in the list of players
     env.filters["card_label"] = card_label
     env.filters["player_text"] = player_text
     env.filters["card_short"] = pretty
@@ -165,13 +121,14 @@ def render_block(templates: Jinja2Templates, name: str, block: str, context: dic
 # ------------------------------------------------------------------ the table model
 
 
-def table_context(room: LiveRoom, seat: int | None) -> dict[str, Any]:
-    """All a template needs to draw `room` for `seat` (None: a spectator)."""
+def public_context(room: LiveRoom) -> dict[str, Any]:
+    """What every viewer's table model shares: the seats (as a spectator sees them: counts,
+    scores, who is here), their names, the room's options and clocks. The same for every seat
+    of one push, so it is made once per look (see shared_parts.look_key)."""
     present = room.present()
     g = room.game
     humans = frozenset(s.name for s in room.seats.values() if not s.is_bot)
-    view: dict[str, Any] | None = g.view(seat) if g is not None else None
-    me = seat if seat is not None and seat in room.seats else None
+    view: dict[str, Any] | None = g.view(None) if g is not None else None
     seats: list[dict[str, Any]] = []
     n = room.capacity if view is None else len(room.seats)
     for i in range(n):
@@ -183,7 +140,6 @@ def table_context(room: LiveRoom, seat: int | None) -> dict[str, Any]:
             "is_bot": bool(s and s.is_bot),
             "bot_controlled": bool(s and s.bot_controlled),
             "present": bool(s and (s.is_bot or i in present)),
-            "is_me": i == me,
             "is_host": s is not None and i == room.host,
             "can_hand_to_bot": s is not None and room.can_hand_to_bot(i),
         }
@@ -200,30 +156,43 @@ def table_context(room: LiveRoom, seat: int | None) -> dict[str, Any]:
                 multiplier=(view.get("multipliers") or [1] * n)[i],
             )
         seats.append(row)
-
-    ctx: dict[str, Any] = {
+    return {
         "room": room,
         "slug": room.slug,
         "version": room.version,
         "status": room.status,
-        "me": me,
-        "can_rematch": me is not None and not room.club_table,
-        "is_host": me is not None and me == room.host,
         "seats": seats,
-        "view": view,
+        "public_view": view,
         "names": [display_name(room.seats[i].name, room.seats[i].is_bot, humans) if i in room.seats else _("Seat %(n)s", n=i + 1)
                   for i in range(len(room.seats))],
         "limits": room.limits(),
+        "top_cards": [c for c in (g.ruleset.top_cards if g is not None else ()) if not c.startswith("X")],
+        "time_note": room.time_note,
+        "turn_seconds": int(room.turn_seconds),
+        "turn_left": turn_left(room),
+        "deal_waiting": room.deal_due() is not None,
+    }
+
+
+def table_context(room: LiveRoom, seat: int | None, public: dict[str, Any] | None = None) -> dict[str, Any]:
+    """All a template needs to draw `room` for `seat` (None: a spectator), around `public`
+    (`public_context(room)`, made here when not given)."""
+    if public is None:
+        public = public_context(room)
+    g = room.game
+    view: dict[str, Any] | None = public["public_view"] if seat is None else g.view(seat) if g is not None else None
+    me = seat if seat is not None and seat in room.seats else None
+    ctx: dict[str, Any] = {
+        **public,
+        "me": me,
+        "can_rematch": me is not None and not room.club_table,
+        "is_host": me is not None and me == room.host,
+        "view": view,
         "mode": "lobby",
         "hand": [],
         "legal": [],
         "my_turn": False,
         "bot_playing_me": me is not None and room.seats[me].bot_controlled,
-        "top_cards": [c for c in (g.ruleset.top_cards if g is not None else ()) if not c.startswith("X")],
-        "time_note": room.time_note,
-        "turn_seconds": int(room.turn_seconds),
-        "turn_left": _seconds_left(room.turn_deadline(), room),
-        "deal_waiting": room.deal_due() is not None,
     }
     if view is None:
         return ctx
@@ -270,8 +239,9 @@ def table_context(room: LiveRoom, seat: int | None) -> dict[str, Any]:
     ctx.update(
         leading=leading,
         hand_n=len(hand),
-        exchange_done=[("You" if d["seat"] == me else names[d["seat"]], d["count"]) for d in exchange.get("done") or []],
-        rassi_done=[("You" if s == me else names[s], _(RASSI_DONE[k][0]) if s == me else _(RASSI_DONE[k][1], name=names[s]))
+        exchange_done=[(d["seat"], d["count"]) for d in exchange.get("done") or []],
+        # (seat, as its own player reads it, as the others read it)
+        rassi_done=[(s, _(RASSI_DONE[k][0]), _(RASSI_DONE[k][1], name=names[s]))
                     for k in ("free", "double", "redouble") for s in rassi.get(k) or []],
         advice=_advice(mode, phase, hand, legal, leading, view.get("exchange") or {}, view.get("preset", "")),
     )
@@ -314,8 +284,9 @@ def _final_rows(view: dict[str, Any], names: list[str], me: int | None) -> list[
     return rows
 
 
-def _seconds_left(deadline: float | None, room: LiveRoom) -> int | None:
+def turn_left(room: LiveRoom) -> int | None:
     """Whole seconds left on the turn timer (None: no timer runs)."""
+    deadline = room.turn_deadline()
     if deadline is None:
         return None
     return max(0, math.ceil(deadline - room.manager.clock.now()))

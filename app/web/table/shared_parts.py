@@ -1,15 +1,22 @@
-"""The parts of a room's table that every seat shares, rendered once per game state and language.
+"""The parts of a room's table that every seat shares, rendered once per look and language.
 
-A push used to render each seat's whole table. Most of it is the same for everybody: each
-seat's card count, score and penalty cards, the trick on the felt, the previous trick, the
-final cards of the last deal and the score sheet. Those parts are rendered here once, from
-public information only (the spectator's view, `game.view(None)`, with the seats' names), and
-each seat's table (templates/table/room.html) places them around what only it sees: its hand,
-its status, its advice and buttons.
+A push used to render each seat's whole table. Most of it is the same for everybody: the seats
+(names, presence, tags, each one's count, score and penalty cards), the trick on the felt, the
+previous trick, the result and final cards of the last deal and the score sheet. Those parts
+are rendered here once, from public information only (the spectator's view, `game.view(None)`,
+with the seats' names), and each seat's table (templates/table/room.html) places them around
+what only it sees: its status, its hand, its advice and buttons.
+
+The few words and buttons in those parts that depend on who looks ("you took the trick" or
+"Anna took the trick", the "you" tag, the "Let a bot play" button a seated player gets) are
+rendered for every kind of viewer, marked with the seat they are about (`viewer()` in the
+templates), and `SharedParts.for_viewer` keeps the one each viewer gets: a string operation
+per seat, not a rendering.
 
 The cache is keyed by the room's game state (its version, its game object and the length of
-the game's log: a move applied but not committed, or rolled back, is a different state) and
-by language, and keeps only the current state of each room.
+the game's log: a move applied but not committed, or rolled back, is a different state), by
+what the seats show besides the game (presence, bots, the turn clock) and by language, and
+keeps only the current look of each room.
 """
 
 from __future__ import annotations
@@ -23,8 +30,9 @@ from markupsafe import Markup
 
 from app.i18n import _, current_language
 from app.rooms.room import LiveRoom
-from app.web.table.render import table_context
+from app.web.table.render import public_context, table_context, turn_left
 from app.web.table.score_sheet import score_rows
+from app.web.table.viewer_marks import for_viewer, viewer
 
 TEMPLATE = "table/shared.html"
 
@@ -37,11 +45,22 @@ class SharedParts:
     last_trick_small: Markup  # the previous trick, small, beside a trick in progress
     finals: Markup  # the final cards of the last deal
     score_sheet: Markup
+    # with `viewer()` marks:
+    seat_list: Markup  # every seat, its stats included
+    deal_result: Markup  # the last deal's result, its final cards included
+    felt: Markup  # the trick, the last trick, or what happened before the first
+    public: dict[str, Any]  # the public table model they show
 
     def html(self) -> str:
         """Every part together (what a test scans for hidden cards)."""
         return "".join([*self.stats.values(), self.trick, self.last_trick, self.last_trick_small,
-                        self.finals, self.score_sheet])
+                        self.finals, self.score_sheet, self.seat_list, self.deal_result, self.felt])
+
+    def for_viewer(self, me: int | None, host: int | None) -> dict[str, Markup]:
+        """The parts with marks, as the viewer at seat `me` sees them."""
+        return {"seat_list": for_viewer(self.seat_list, me, host),
+                "deal_result": for_viewer(self.deal_result, me, host),
+                "felt": for_viewer(self.felt, me, host)}
 
 
 StateKey = tuple[int, int, int]
@@ -52,12 +71,20 @@ def state_key(room: LiveRoom) -> StateKey:
     return (room.version, id(g), len(g.log) if g is not None else 0)
 
 
+def look_key(room: LiveRoom) -> tuple[Any, ...]:
+    """What a table shows besides the game state: who is here, the seats' players and bots,
+    the host, who can be handed to a bot, the clocks and the room's notes."""
+    return (room.status, room.host, frozenset(room.present()),
+            tuple((i, s.name, s.is_bot, s.bot_controlled) for i, s in sorted(room.seats.items())),
+            room.handovers(), turn_left(room), room.deal_due() is not None, room.time_note, room.turn_seconds)
+
+
 class SharedPartsCache:
     """Per room: its current state's parts, per language."""
 
     def __init__(self, templates: Jinja2Templates) -> None:
         self.templates = templates
-        self._rooms: weakref.WeakKeyDictionary[LiveRoom, tuple[StateKey, dict[str, SharedParts]]] = (
+        self._rooms: weakref.WeakKeyDictionary[LiveRoom, tuple[Any, dict[str, SharedParts]]] = (
             weakref.WeakKeyDictionary()
         )
         # what changes less often than the state (the score sheet, most seats' stats), per room
@@ -66,7 +93,7 @@ class SharedPartsCache:
 
     def get(self, room: LiveRoom, lang: str) -> SharedParts:
         """`room`'s shared parts in `lang` (rendered in the current language: the caller's)."""
-        key = state_key(room)
+        key = (state_key(room), look_key(room))
         entry = self._rooms.get(room)
         if entry is None or entry[0] != key:
             entry = (key, {})
@@ -97,24 +124,40 @@ def render_shared(templates: Jinja2Templates, room: LiveRoom, drawn: Drawn) -> S
     """Render the shared parts from public information only (the table as a spectator sees it,
     and the finished deals), in the current language; what shows the same as when it was last
     drawn comes from `drawn`."""
-    ctx = table_context(room, None)
+    public = public_context(room)
+    ctx = table_context(room, None, public)
     g = room.game
     view: dict[str, Any] | None = ctx["view"]
     empty = Markup("")
-    if view is None or g is None:
-        return SharedParts({}, empty, empty, empty, empty, empty)
+    parts: dict[str, Any] = {}
+    ctx.update(shared=parts, viewer=viewer, lead_seat=_lead_seat(room, view))
     module: Any = templates.env.get_template(TEMPLATE).make_module(ctx)
-    trick = view.get("trick") or {}
-    last = view.get("last_trick")
-    last_deal = view.get("last_deal")
-    return SharedParts(
-        stats=_stats(module, ctx, drawn),
-        trick=Markup(module.plays_list(trick)) if trick.get("plays") else empty,
-        last_trick=Markup(module.plays_list(last, took=_("took it"))) if last else empty,
-        last_trick_small=Markup(module.plays_list(last, "tiny", _("took it"))) if last else empty,
-        finals=Markup(module.final_cards(last_deal)) if last_deal else empty,
-        score_sheet=_score_sheet(templates, room, g.deal_log, ctx, drawn) if g.deal_log else empty,
-    )
+    if view is not None and g is not None:
+        trick = view.get("trick") or {}
+        last = view.get("last_trick")
+        last_deal = view.get("last_deal")
+        parts.update(
+            stats=_stats(module, ctx, drawn),
+            trick=Markup(module.plays_list(trick)) if trick.get("plays") else empty,
+            last_trick=Markup(module.plays_list(last, took=_("took it"))) if last else empty,
+            last_trick_small=Markup(module.plays_list(last, "tiny", _("took it"))) if last else empty,
+            finals=Markup(module.final_cards(last_deal)) if last_deal else empty,
+            score_sheet=_score_sheet(templates, room, g.deal_log, ctx, drawn) if g.deal_log else empty,
+        )
+    else:
+        parts.update(stats={}, trick=empty, last_trick=empty, last_trick_small=empty, finals=empty,
+                     score_sheet=empty)
+    # the parts above are placed in these, which hold viewer marks
+    return SharedParts(**parts, seat_list=Markup(module.seat_list()), deal_result=Markup(module.deal_result()),
+                       felt=Markup(module.felt()), public=public)
+
+
+def _lead_seat(room: LiveRoom, view: dict[str, Any] | None) -> int:
+    """The seat whose player is told "Your lead." (-1: nobody; a bot playing for a seat leads
+    under the seat's name)."""
+    to_act = view.get("to_act") if view is not None else None
+    seat = room.seats.get(to_act) if to_act is not None else None
+    return -1 if to_act is None or seat is None or seat.bot_controlled else int(to_act)
 
 
 def _stats(module: Any, ctx: dict[str, Any], drawn: Drawn) -> dict[int, Markup]:

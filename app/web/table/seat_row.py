@@ -1,0 +1,103 @@
+"""A seat's row in the table's list of players, drawn in Python.
+
+The rows are drawn once per table state for every viewer together (a shared part, with the
+words and buttons that depend on who looks marked by `viewer`), and a row that looks as it did
+(most of them: a move changes whose turn it is and one count) is taken from a memo. Each row
+took a few dozen template calls (a tag per role, the presence marks, the stats); here it is
+one f-string. The HTML is the template's it replaced, attribute for attribute (a test compares
+them).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from typing import Any
+
+from jinja2.utils import htmlsafe_json_dumps
+from markupsafe import Markup, escape
+
+from app.i18n import N_, _, current_language
+from app.web.table.presence_marks import presence_dot, presence_word
+from app.web.table.viewer_marks import viewer
+
+# What a row shows of the table model's seat row
+ROW_FIELDS = ("seat", "empty", "name", "is_bot", "bot_controlled", "present", "is_host", "can_hand_to_bot",
+              "out", "dealer", "forehand", "to_act", "multiplier")
+
+
+def seat_row(s: Mapping[str, Any], stats: str | None, version: int, lobby: bool, turn_left: int | None) -> Markup:
+    """Seat `s`'s row (its `stats`: the shared part, None for none) in the current language."""
+    values = tuple(s.get(name) for name in ROW_FIELDS)
+    sends = not s["empty"] and (lobby or bool(s.get("can_hand_to_bot")))  # its buttons carry the version
+    head, tail = _row(current_language(), values, version if sends else None, lobby,
+                      turn_left if s.get("to_act") else None)
+    return Markup(f"{head}{stats if stats is not None else ''}{tail}")
+
+
+# The words of a row (the tags), said and escaped once per language
+WORDS = (N_("you"), N_("Host"), N_("host"), N_("bot"), N_("bot playing"), N_("Dealer"), N_("dealer"),
+         N_("Forhånd: leads the first trick"), N_("forhånd"), N_("out"), N_("to play"), N_("Time left to move"))
+
+
+@functools.lru_cache(maxsize=16)
+def _words(lang: str) -> dict[str, str]:
+    return {word: str(escape(_(word))) for word in WORDS}
+
+
+@functools.lru_cache(maxsize=2048)
+def _row(lang: str, values: tuple[Any, ...], version: int | None, lobby: bool,
+         turn_left: int | None) -> tuple[str, str]:
+    """The row before its stats and after them."""
+    s = dict(zip(ROW_FIELDS, values, strict=True))
+    seat = int(s["seat"])
+    w = _words(lang)
+    classes = "".join([" empty" if s["empty"] else "", viewer(seat, me=" me"), " turn" if s["to_act"] else "",
+                       " isout" if s["out"] else ""])
+    tags: list[str] = [viewer(seat, me=Markup(f'<span class="tag you">{w["you"]}</span>'))]
+    if s["is_host"]:
+        tags.append(f'<span class="tag host" title="{w["Host"]}">{w["host"]}</span>')
+    if s["is_bot"]:
+        tags.append(f'<span class="tag bot">{w["bot"]}</span>')
+    elif s["bot_controlled"]:
+        tags.append(f'<span class="tag bot">{w["bot playing"]}</span>')
+    if s["dealer"]:
+        tags.append(f'<span class="tag dealer" title="{w["Dealer"]}">{w["dealer"]}</span>')
+    if s["forehand"]:
+        tags.append(f'<span class="tag fh" title="{w["Forhånd: leads the first trick"]}">{w["forhånd"]}</span>')
+    if s["multiplier"] and s["multiplier"] > 1:
+        tags.append(f'<span class="tag mult">×{int(s["multiplier"])}</span>')
+    if s["out"]:
+        tags.append(f'<span class="tag outtag">{w["out"]}</span>')
+    if s["to_act"]:
+        tags.append(f'<span class="tag turntag">{w["to play"]}</span>')
+        if turn_left is not None:
+            left = int(turn_left)
+            tags.append(f'<span class="tag clock" data-countdown="{left}" role="timer" '
+                        f'aria-label="{w["Time left to move"]}">{left} s</span>')
+    tag_lines = "".join(f"\n        {tag}" for tag in tags)
+    current = 'aria-current="true"' if s["to_act"] else ""
+    head = (f'\n    <li class="seat{classes}" data-seat="{seat}"\n        {current}>'
+            f'\n      <div class="who">\n        {presence_dot(s)}\n        <span class="name">{escape(s["name"])}</span>'
+            f'\n        {presence_word(s)}{tag_lines}'
+            f'\n        <span class="reaction" id="react-{seat}" aria-hidden="true"></span>\n      </div>\n      ')
+    return head, f"{_buttons(s, version, lobby)}\n    </li>"
+
+
+def _buttons(s: dict[str, Any], version: int | None, lobby: bool) -> str:
+    """What a viewer may do about another seat: the host removes a bot or an absent player
+    before the game; a seated player lets a bot play for one who is away."""
+    if s["empty"]:
+        return ""
+    seat, name = int(s["seat"]), s["name"]
+    if lobby and (s["is_bot"] or not s["present"]):
+        sends = htmlsafe_json_dumps({"do": "remove", "seat": seat, "v": version}, sort_keys=True)
+        remove = (Markup('<button class="btn small" data-key="remove-%s" hx-ws:send hx-vals=\'%s\' aria-label="%s">%s</button>')
+                  % (seat, sends, _("Remove %(name)s", name=name), _("Remove")))
+        return f"\n        {viewer(seat, host=remove)}"
+    if not lobby and s["can_hand_to_bot"]:
+        sends = htmlsafe_json_dumps({"do": "hand_to_bot", "seat": seat, "v": version}, sort_keys=True)
+        handover = (Markup('<button class="btn small" data-key="hand-to-bot-%s" hx-ws:send hx-vals=\'%s\'>%s</button>')
+                    % (seat, sends, _("Let a bot play for %(name)s", name=name)))
+        return f"\n        {viewer(seat, seated=handover, watching='')}"
+    return ""
