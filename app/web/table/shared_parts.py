@@ -30,7 +30,7 @@ from markupsafe import Markup
 
 from app.i18n import _, current_language
 from app.rooms.room import LiveRoom
-from app.web.table.render import public_context, table_context, turn_left
+from app.web.table.render import public_context, render_block, table_context, turn_left
 from app.web.table.score_sheet import score_rows
 from app.web.table.viewer_marks import for_viewer, viewer
 
@@ -131,25 +131,29 @@ def render_shared(templates: Jinja2Templates, room: LiveRoom, drawn: Drawn) -> S
     empty = Markup("")
     parts: dict[str, Any] = {}
     ctx.update(shared=parts, viewer=viewer, lead_seat=_lead_seat(room, view))
-    module: Any = templates.env.get_template(TEMPLATE).make_module(ctx)
     if view is not None and g is not None:
         trick = view.get("trick") or {}
         last = view.get("last_trick")
         last_deal = view.get("last_deal")
         parts.update(
-            stats=_stats(module, ctx, drawn),
-            trick=Markup(module.plays_list(trick)) if trick.get("plays") else empty,
-            last_trick=Markup(module.plays_list(last, took=_("took it"))) if last else empty,
-            last_trick_small=Markup(module.plays_list(last, "tiny", _("took it"))) if last else empty,
-            finals=Markup(module.final_cards(last_deal)) if last_deal else empty,
+            stats=_stats(templates, ctx, drawn),
+            trick=_part(templates, "plays", ctx, t=trick, size="", took=_("highest")) if trick.get("plays") else empty,
+            last_trick=_part(templates, "plays", ctx, t=last, size="", took=_("took it")) if last else empty,
+            last_trick_small=_part(templates, "plays", ctx, t=last, size="tiny", took=_("took it")) if last else empty,
+            finals=_part(templates, "final_cards", ctx, ld=last_deal) if last_deal else empty,
             score_sheet=_score_sheet(templates, room, g.deal_log, ctx, drawn) if g.deal_log else empty,
         )
     else:
         parts.update(stats={}, trick=empty, last_trick=empty, last_trick_small=empty, finals=empty,
                      score_sheet=empty)
     # the parts above are placed in these, which hold viewer marks
-    return SharedParts(**parts, seat_list=Markup(module.seat_list()), deal_result=Markup(module.deal_result()),
-                       felt=Markup(module.felt()), public=public)
+    return SharedParts(**parts, seat_list=_part(templates, "seat_list", ctx), deal_result=_part(templates, "deal_result", ctx),
+                       felt=_part(templates, "felt", ctx), public=public)
+
+
+def _part(templates: Jinja2Templates, block: str, ctx: dict[str, Any], **more: Any) -> Markup:
+    """One block of the shared parts' template, with `more` besides the table model `ctx`."""
+    return Markup(render_block(templates, TEMPLATE, block, {**ctx, **more} if more else ctx))
 
 
 def _lead_seat(room: LiveRoom, view: dict[str, Any] | None) -> int:
@@ -160,7 +164,7 @@ def _lead_seat(room: LiveRoom, view: dict[str, Any] | None) -> int:
     return -1 if to_act is None or seat is None or seat.bot_controlled else int(to_act)
 
 
-def _stats(module: Any, ctx: dict[str, Any], drawn: Drawn) -> dict[int, Markup]:
+def _stats(templates: Jinja2Templates, ctx: dict[str, Any], drawn: Drawn) -> dict[int, Markup]:
     """Each occupied seat's stats, drawn again only when what they show changed."""
     lang, target = current_language(), ctx["view"]["target"]
     stats: dict[int, Markup] = {}
@@ -171,7 +175,7 @@ def _stats(module: Any, ctx: dict[str, Any], drawn: Drawn) -> dict[int, Markup]:
         key = (lang, target, s["name"], s["hand_count"], s["score"], s["agurk"], tuple(s["penalty_cards"]))
         html = drawn.stats.get(key)
         if html is None:
-            html = Markup(module.seat_stats(s))
+            html = _part(templates, "seat_stats", ctx, s=s)
         stats[s["seat"]] = now[key] = html
     drawn.stats = now  # only what shows now: the memo stays as small as the table
     return stats
@@ -181,7 +185,5 @@ def _score_sheet(templates: Jinja2Templates, room: LiveRoom, deal_log: Any, ctx:
                  drawn: Drawn) -> Markup:
     key: SheetKey = (current_language(), tuple(ctx["names"]), tuple(deal_log))  # compared, not hashed
     if drawn.sheet is None or drawn.sheet[0] != key:
-        sheet_ctx = {**ctx, "score_sheet": score_rows(deal_log, len(room.seats))}
-        module: Any = templates.env.get_template(TEMPLATE).make_module(sheet_ctx)
-        drawn.sheet = (key, Markup(module.score_sheet_part()))
+        drawn.sheet = (key, _part(templates, "score_sheet", ctx, score_sheet=score_rows(deal_log, len(room.seats))))
     return drawn.sheet[1]
