@@ -21,9 +21,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from app.rooms.commits import CommitJob, CommitWriter
+from app.rooms.commits import CommitWriter
 from app.store import rooms as store
 from app.store.db import make_engine, session_scope, upgrade
+from app.store.room_writes import CommitJob
 
 SEATS = [
     {"seat": 0, "name": "Anna", "token_hash": "a" * 64, "is_bot": False, "bot_controlled": False,
