@@ -131,7 +131,10 @@ class CommitWriter:
 
     def _write_together(self, jobs: list[CommitJob]) -> list[int | BaseException]:
         with self.db.begin() as conn:
-            outcomes: list[int | BaseException] = list(write_jobs(conn, jobs, channel=pg_notify.CHANNEL))
+            outcomes: list[int | BaseException] = list(write_jobs(conn, jobs))
+            # The doorbells for other processes, in this transaction: rung only if it commits.
+            pg_notify.ring(conn, [(job.room_id, o) for job, o in zip(jobs, outcomes, strict=True)
+                                  if isinstance(o, int)])
         self.transactions += 1
         self.committed += sum(1 for o in outcomes if isinstance(o, int))
         return outcomes
@@ -139,7 +142,9 @@ class CommitWriter:
     def _write_alone(self, job: CommitJob) -> int | BaseException:
         try:
             with self.db.begin() as conn:
-                [outcome] = write_jobs(conn, [job], channel=pg_notify.CHANNEL)
+                [outcome] = write_jobs(conn, [job])
+                if not isinstance(outcome, VersionConflict):
+                    pg_notify.ring(conn, [(job.room_id, outcome)])
         except Exception as exc:
             if not unreachable(exc):
                 log.exception("room %s: commit failed", job.room_id)

@@ -7,8 +7,8 @@ once per dialect (sqlite3's `?`, psycopg's `%s`) on the DBAPI connection of the 
 transaction, with one `executemany` for the event rows of every job it writes.
 
 Per job, in the caller's transaction: the version check (`update rooms ... where version =
-seen`, which also sets the status and the host), the event rows, the seats and, on Postgres,
-the doorbell. Version checks run first, in job order; a job whose check fails writes nothing
+seen`, which also sets the status and the host), the event rows and the seats (the doorbell
+is the caller's: app.rooms.pg_notify.ring). Version checks run first, in job order; a job whose check fails writes nothing
 and gets VersionConflict, the others go on. Any other database error is raised as
 SQLAlchemy's wrapped error (OperationalError and so on), as if SQLAlchemy had run the
 statement, and a lost connection is invalidated.
@@ -54,8 +54,6 @@ _ADD_EVENT = "INSERT INTO room_events (room_id, seq, seat, kind, payload, at) VA
 _DROP_SEATS = "DELETE FROM room_seats WHERE room_id = {p}"
 _ADD_SEAT = ("INSERT INTO room_seats (room_id, joined_at, " + ", ".join(SEAT_FIELDS) + ") VALUES ("
              + ", ".join(["{p}"] * (2 + len(SEAT_FIELDS))) + ")")
-# Several doorbells in one statement; each is delivered only if the transaction commits.
-_NOTIFY = "SELECT pg_notify(%s, payload) FROM unnest(%s::text[]) AS payload"
 
 
 class _Dialect:
@@ -76,25 +74,21 @@ class _Dialect:
 _DIALECTS = {"sqlite": _Dialect("?", sqlite=True), "postgresql": _Dialect("%s", sqlite=False)}
 
 
-def write_jobs(conn: Connection, jobs: Sequence[CommitJob], *, channel: str | None) -> list[int | VersionConflict]:
+def write_jobs(conn: Connection, jobs: Sequence[CommitJob]) -> list[int | VersionConflict]:
     """Write `jobs` in `conn`'s transaction; per job its new version, or VersionConflict when
-    its room is no longer at its `seen_version` (nothing written for that job).
-
-    `channel`: where Postgres rings the doorbell `'<room_id>:<version>'` of each written job
-    (see app.rooms.pg_notify); None rings none.
-    """
+    its room is no longer at its `seen_version` (nothing written for that job)."""
     dialect = _DIALECTS.get(conn.dialect.name)
     if dialect is None:
         raise NotImplementedError(f"room writes support SQLite and Postgres, not {conn.dialect.name}")
     with _dbapi_errors(conn):
         cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
         try:
-            return _write(cursor, dialect, jobs, channel)
+            return _write(cursor, dialect, jobs)
         finally:
             cursor.close()
 
 
-def _write(cursor: Any, dialect: _Dialect, jobs: Sequence[CommitJob], channel: str | None) -> list[int | VersionConflict]:
+def _write(cursor: Any, dialect: _Dialect, jobs: Sequence[CommitJob]) -> list[int | VersionConflict]:
     outcomes = _check_versions(cursor, dialect, jobs)
     now = dialect.timestamp(datetime.now(UTC))
     events: list[tuple[Any, ...]] = []
@@ -112,9 +106,6 @@ def _write(cursor: Any, dialect: _Dialect, jobs: Sequence[CommitJob], channel: s
             cursor.execute(dialect.drop_seats, (job.room_id,))
             cursor.executemany(dialect.add_seat, [(job.room_id, now, *(row.get(f) for f in SEAT_FIELDS))
                                                   for row in job.seats])
-    if written and channel is not None and not dialect.sqlite:
-        cursor.execute(_NOTIFY, (channel, [f"{job.room_id}:{job.seen_version + len(job.events)}"
-                                           for job in written]))
     return outcomes
 
 

@@ -114,14 +114,14 @@ def record_events(
     seats: list[dict[str, Any]] | None = None,
 ) -> int:
     """Append `events` (seat, kind, payload) after `seen_version`, in the session's transaction,
-    and set the status and seats if given; return the new version. No doorbell is rung.
+    and set the status and seats if given; return the new version.
 
     The room row moves from `seen_version` to the new version in the same transaction, so a
     writer that raced us makes this raise VersionConflict instead of forking the log. Room
     objects already loaded in this session are not refreshed: callers use the returned version.
     """
     job = CommitJob(room_id, seen_version, events, seats=seats, status=status)
-    [outcome] = write_jobs(session.connection(), [job], channel=None)
+    [outcome] = write_jobs(session.connection(), [job])
     if isinstance(outcome, VersionConflict):
         raise outcome
     return outcome
