@@ -48,30 +48,88 @@ class VersionConflict(RuntimeError):
 
 SEAT_FIELDS = ("seat", "name", "token_hash", "is_bot", "bot_controlled", "code_hash")
 
-_BUMP = ("UPDATE rooms SET version = {p}, status = COALESCE({p}, status), host = COALESCE({p}, host)"
-         " WHERE id = {p} AND version = {p}")
-_ADD_EVENT = "INSERT INTO room_events (room_id, seq, seat, kind, payload, at) VALUES ({p}, {p}, {p}, {p}, {p}, {p})"
-_DROP_SEATS = "DELETE FROM room_seats WHERE room_id = {p}"
-_ADD_SEAT = ("INSERT INTO room_seats (room_id, joined_at, " + ", ".join(SEAT_FIELDS) + ") VALUES ("
-             + ", ".join(["{p}"] * (2 + len(SEAT_FIELDS))) + ")")
+Move = tuple[int, str | None, int | None, int, int]  # new version, status, host, room id, seen version
+EventRow = tuple[int, int, int | None, str, str]  # room id, seq, seat, kind, payload as JSON text
 
 
-class _Dialect:
-    """The statements in one dialect's parameter style, and how it stores a timestamp."""
+class _Sqlite:
+    """sqlite3 runs a statement from its cache in C: one execute per room, one executemany."""
 
-    def __init__(self, marker: str, *, sqlite: bool) -> None:
-        self.sqlite = sqlite
-        self.bump = _BUMP.format(p=marker)
-        self.add_event = _ADD_EVENT.format(p=marker)
-        self.drop_seats = _DROP_SEATS.format(p=marker)
-        self.add_seat = _ADD_SEAT.format(p=marker)
+    MOVE = "UPDATE rooms SET version = ?, status = COALESCE(?, status), host = COALESCE(?, host) WHERE id = ? AND version = ?"
+    ADD_EVENTS = "INSERT INTO room_events (room_id, seq, seat, kind, payload, at) VALUES (?, ?, ?, ?, ?, ?)"
+    DROP_SEATS = "DELETE FROM room_seats WHERE room_id = ?"
+    ADD_SEAT = f"INSERT INTO room_seats (room_id, joined_at, {', '.join(SEAT_FIELDS)}) VALUES ({', '.join('?' * (2 + len(SEAT_FIELDS)))})"
 
-    def timestamp(self, at: datetime) -> object:
-        # As SQLAlchemy's SQLite DateTime stores it (UTC, no offset); psycopg adapts a datetime.
-        return at.strftime("%Y-%m-%d %H:%M:%S.%f") if self.sqlite else at
+    @staticmethod
+    def timestamp(at: datetime) -> object:
+        return at.strftime("%Y-%m-%d %H:%M:%S.%f")  # as SQLAlchemy's SQLite DateTime stores it: UTC, no offset
+
+    def move_rooms(self, cursor: Any, moves: list[Move]) -> list[bool]:
+        moved = []
+        for move in moves:
+            cursor.execute(self.MOVE, move)
+            moved.append(cursor.rowcount == 1)
+        return moved
+
+    def add_events(self, cursor: Any, rows: list[EventRow], at: datetime) -> None:
+        stamp = self.timestamp(at)
+        cursor.executemany(self.ADD_EVENTS, [(*row, stamp) for row in rows])
+
+    def replace_seats(self, cursor: Any, room_id: int, seats: list[dict[str, Any]], at: datetime) -> None:
+        cursor.execute(self.DROP_SEATS, (room_id,))
+        stamp = self.timestamp(at)
+        cursor.executemany(self.ADD_SEAT, [(room_id, stamp, *(seat.get(f) for f in SEAT_FIELDS)) for seat in seats])
 
 
-_DIALECTS = {"sqlite": _Dialect("?", sqlite=True), "postgresql": _Dialect("%s", sqlite=False)}
+class _Postgres(_Sqlite):
+    """Every round trip and every array parameter costs psycopg more CPU than the rows carry:
+    one statement moves all rooms of a round, one adds all event rows, each from ONE JSON text
+    parameter (json_to_recordset; a payload travels as a JSON string of its own text, so
+    Postgres stores exactly that text)."""
+
+    MOVE = ("UPDATE rooms SET version = m.new, status = COALESCE(m.status, rooms.status),"
+            " host = COALESCE(m.host, rooms.host)"
+            " FROM json_to_recordset(%s) AS m(new int, status text, host int, id int, seen int)"
+            " WHERE rooms.id = m.id AND rooms.version = m.seen RETURNING rooms.id")
+    ADD_EVENTS = ("INSERT INTO room_events (room_id, seq, seat, kind, payload, at)"
+                  " SELECT e.room_id, e.seq, e.seat, e.kind, e.payload::json, %s"
+                  " FROM json_to_recordset(%s) AS e(room_id int, seq int, seat int, kind text, payload text)")
+    DROP_SEATS = _Sqlite.DROP_SEATS.replace("?", "%s")
+    ADD_SEAT = _Sqlite.ADD_SEAT.replace("?", "%s")
+
+    @staticmethod
+    def timestamp(at: datetime) -> object:
+        return at  # a timestamptz column; psycopg adapts the aware datetime
+
+    def move_rooms(self, cursor: Any, moves: list[Move]) -> list[bool]:
+        # A room's second job in a group must see its first one's version: rounds of distinct
+        # rooms (the n-th job of each room in the n-th round) keep the job order per room.
+        moved = [False] * len(moves)
+        pending = list(range(len(moves)))
+        while pending:
+            seen: set[int] = set()
+            batch: list[int] = []
+            later: list[int] = []
+            for i in pending:
+                (later if moves[i][3] in seen else batch).append(i)
+                seen.add(moves[i][3])
+            cursor.execute(self.MOVE, (_records(("new", "status", "host", "id", "seen"), [moves[i] for i in batch]),))
+            done = {row[0] for row in cursor.fetchall()}
+            for i in batch:
+                moved[i] = moves[i][3] in done
+            pending = later
+        return moved
+
+    def add_events(self, cursor: Any, rows: list[EventRow], at: datetime) -> None:
+        cursor.execute(self.ADD_EVENTS, (at, _records(("room_id", "seq", "seat", "kind", "payload"), rows)))
+
+
+def _records(names: tuple[str, ...], rows: Sequence[tuple[Any, ...]]) -> str:
+    """`rows` as a JSON array of objects, for json_to_recordset."""
+    return json.dumps([dict(zip(names, row, strict=True)) for row in rows])
+
+
+_DIALECTS: dict[str, _Sqlite] = {"sqlite": _Sqlite(), "postgresql": _Postgres()}
 
 
 def write_jobs(conn: Connection, jobs: Sequence[CommitJob]) -> list[int | VersionConflict]:
@@ -88,43 +146,19 @@ def write_jobs(conn: Connection, jobs: Sequence[CommitJob]) -> list[int | Versio
             cursor.close()
 
 
-def _write(cursor: Any, dialect: _Dialect, jobs: Sequence[CommitJob]) -> list[int | VersionConflict]:
-    outcomes = _check_versions(cursor, dialect, jobs)
-    now = dialect.timestamp(datetime.now(UTC))
-    events: list[tuple[Any, ...]] = []
-    written: list[CommitJob] = []
-    for job, outcome in zip(jobs, outcomes, strict=True):
-        if isinstance(outcome, VersionConflict):
-            continue
-        written.append(job)
-        events += [(job.room_id, job.seen_version + offset, seat, kind, json.dumps(payload), now)
-                   for offset, (seat, kind, payload) in enumerate(job.events, start=1)]
+def _write(cursor: Any, dialect: _Sqlite, jobs: Sequence[CommitJob]) -> list[int | VersionConflict]:
+    # Version checks first, in job order: a job that fails writes nothing.
+    moved = dialect.move_rooms(cursor, [(job.seen_version + len(job.events), job.status, job.host, job.room_id,
+                                         job.seen_version) for job in jobs])
+    written = [job for job, ok in zip(jobs, moved, strict=True) if ok]
+    events = [(job.room_id, job.seen_version + offset, seat, kind, json.dumps(payload))
+              for job in written for offset, (seat, kind, payload) in enumerate(job.events, start=1)]
+    now = datetime.now(UTC)
     if events:
-        cursor.executemany(dialect.add_event, events)
+        dialect.add_events(cursor, events, now)
     for job in written:
         if job.seats is not None:
-            cursor.execute(dialect.drop_seats, (job.room_id,))
-            cursor.executemany(dialect.add_seat, [(job.room_id, now, *(row.get(f) for f in SEAT_FIELDS))
-                                                  for row in job.seats])
-    return outcomes
-
-
-def _check_versions(cursor: Any, dialect: _Dialect, jobs: Sequence[CommitJob]) -> list[int | VersionConflict]:
-    """Move each job's room from its seen version to its new one, in job order (a later job of
-    the same room sees the earlier one's version)."""
-    rows = [(job.seen_version + len(job.events), job.status, job.host, job.room_id, job.seen_version)
-            for job in jobs]
-    if dialect.sqlite:
-        moved = []
-        for row in rows:
-            cursor.execute(dialect.bump, row)
-            moved.append(cursor.rowcount == 1)
-    else:
-        # one round trip for all of them (psycopg pipelines executemany), one result per row
-        cursor.executemany(dialect.bump + " RETURNING id", rows, returning=True)
-        moved = [cursor.fetchone() is not None]
-        while cursor.nextset():
-            moved.append(cursor.fetchone() is not None)
+            dialect.replace_seats(cursor, job.room_id, job.seats, now)
     return [job.seen_version + len(job.events) if ok
             else VersionConflict(f"room {job.room_id} is no longer at version {job.seen_version}")
             for job, ok in zip(jobs, moved, strict=True)]
