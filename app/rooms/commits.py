@@ -125,9 +125,13 @@ class CommitWriter:
                 outcomes = [exc] * len(jobs)
             else:
                 outcomes = [self._write_alone(job) for job in jobs]
+        # One wake-up per event loop for the whole group, not one per job.
+        settles: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[int], int | BaseException]]] = {}
         for (_job, loop, future), outcome in zip(group, outcomes, strict=True):
+            settles.setdefault(loop, []).append((future, outcome))
+        for loop, outcomes_there in settles.items():
             with contextlib.suppress(RuntimeError):  # that loop is closed: nobody waits any more
-                loop.call_soon_threadsafe(_settle, future, outcome)
+                loop.call_soon_threadsafe(_settle, outcomes_there)
 
     def _write_together(self, jobs: list[CommitJob]) -> list[int | BaseException]:
         with self.db.begin() as conn:
@@ -155,10 +159,11 @@ class CommitWriter:
         return outcome
 
 
-def _settle(future: asyncio.Future[int], outcome: int | BaseException) -> None:
-    if future.done():  # the waiting room gave up (cancelled)
-        return
-    if isinstance(outcome, BaseException):
-        future.set_exception(outcome)
-    else:
-        future.set_result(outcome)
+def _settle(outcomes: list[tuple[asyncio.Future[int], int | BaseException]]) -> None:
+    for future, outcome in outcomes:
+        if future.done():  # the waiting room gave up (cancelled)
+            continue
+        if isinstance(outcome, BaseException):
+            future.set_exception(outcome)
+        else:
+            future.set_result(outcome)
