@@ -4,14 +4,17 @@ SQLAlchemy's per-statement machinery (compiled-cache lookups, execution contexts
 objects) costs more CPU than the database's own work for these small statements, and the
 commit writer's thread shares the GIL with the event loop. So `write_jobs` runs SQL written
 once per dialect (sqlite3's `?`, psycopg's `%s`) on the DBAPI connection of the caller's
-transaction, with one `executemany` for the event rows of every job it writes.
+transaction, and adds the event rows of all the jobs it writes at once.
 
 Per job, in the caller's transaction: the version check (`update rooms ... where version =
 seen`, which also sets the status and the host), the event rows and the seats (the doorbell
-is the caller's: app.rooms.pg_notify.ring). Version checks run first, in job order; a job whose check fails writes nothing
-and gets VersionConflict, the others go on. Any other database error is raised as
-SQLAlchemy's wrapped error (OperationalError and so on), as if SQLAlchemy had run the
-statement, and a lost connection is invalidated.
+is the caller's: app.rooms.pg_notify.ring). Version checks run first, in job order; a job
+whose check fails writes nothing and gets VersionConflict, the others go on. Any other
+database error is raised as SQLAlchemy's wrapped error (OperationalError and so on), as if
+SQLAlchemy had run the statement, and a lost connection is invalidated.
+
+Stored as SQLAlchemy's column types stored them: payloads as `json.dumps(payload)`,
+timestamps on SQLite as 'YYYY-MM-DD HH:MM:SS.ffffff' (UTC, no offset).
 """
 
 from __future__ import annotations
@@ -55,14 +58,17 @@ EventRow = tuple[int, int, int | None, str, str]  # room id, seq, seat, kind, pa
 class _Sqlite:
     """sqlite3 runs a statement from its cache in C: one execute per room, one executemany."""
 
-    MOVE = "UPDATE rooms SET version = ?, status = COALESCE(?, status), host = COALESCE(?, host) WHERE id = ? AND version = ?"
-    ADD_EVENTS = "INSERT INTO room_events (room_id, seq, seat, kind, payload, at) VALUES (?, ?, ?, ?, ?, ?)"
+    MOVE = ("UPDATE rooms SET version = ?, status = COALESCE(?, status), host = COALESCE(?, host)"
+            " WHERE id = ? AND version = ?")
+    ADD_EVENTS = ("INSERT INTO room_events (room_id, seq, seat, kind, payload, at)"
+                  " VALUES (?, ?, ?, ?, ?, ?)")
     DROP_SEATS = "DELETE FROM room_seats WHERE room_id = ?"
-    ADD_SEAT = f"INSERT INTO room_seats (room_id, joined_at, {', '.join(SEAT_FIELDS)}) VALUES ({', '.join('?' * (2 + len(SEAT_FIELDS)))})"
+    ADD_SEAT = (f"INSERT INTO room_seats (room_id, joined_at, {', '.join(SEAT_FIELDS)})"
+                f" VALUES ({', '.join('?' * (2 + len(SEAT_FIELDS)))})")
 
     @staticmethod
     def timestamp(at: datetime) -> object:
-        return at.strftime("%Y-%m-%d %H:%M:%S.%f")  # as SQLAlchemy's SQLite DateTime stores it: UTC, no offset
+        return at.strftime("%Y-%m-%d %H:%M:%S.%f")
 
     def move_rooms(self, cursor: Any, moves: list[Move]) -> list[bool]:
         moved = []
@@ -78,14 +84,15 @@ class _Sqlite:
     def replace_seats(self, cursor: Any, room_id: int, seats: list[dict[str, Any]], at: datetime) -> None:
         cursor.execute(self.DROP_SEATS, (room_id,))
         stamp = self.timestamp(at)
-        cursor.executemany(self.ADD_SEAT, [(room_id, stamp, *(seat.get(f) for f in SEAT_FIELDS)) for seat in seats])
+        cursor.executemany(self.ADD_SEAT, [(room_id, stamp, *(seat.get(f) for f in SEAT_FIELDS))
+                                           for seat in seats])
 
 
 class _Postgres(_Sqlite):
-    """Every round trip and every array parameter costs psycopg more CPU than the rows carry:
-    one statement moves all rooms of a round, one adds all event rows, each from ONE JSON text
-    parameter (json_to_recordset; a payload travels as a JSON string of its own text, so
-    Postgres stores exactly that text)."""
+    """Every statement (a pipelined executemany too) and every array parameter costs psycopg
+    more CPU than the rows carry: one statement moves all rooms of a round, one adds all event
+    rows, each from ONE JSON text parameter (json_to_recordset; a payload travels as a JSON
+    string of its own text, so Postgres stores exactly that text). Seats as on SQLite."""
 
     MOVE = ("UPDATE rooms SET version = m.new, status = COALESCE(m.status, rooms.status),"
             " host = COALESCE(m.host, rooms.host)"
@@ -113,7 +120,8 @@ class _Postgres(_Sqlite):
             for i in pending:
                 (later if moves[i][3] in seen else batch).append(i)
                 seen.add(moves[i][3])
-            cursor.execute(self.MOVE, (_records(("new", "status", "host", "id", "seen"), [moves[i] for i in batch]),))
+            records = _records(("new", "status", "host", "id", "seen"), [moves[i] for i in batch])
+            cursor.execute(self.MOVE, (records,))
             done = {row[0] for row in cursor.fetchall()}
             for i in batch:
                 moved[i] = moves[i][3] in done
@@ -121,7 +129,8 @@ class _Postgres(_Sqlite):
         return moved
 
     def add_events(self, cursor: Any, rows: list[EventRow], at: datetime) -> None:
-        cursor.execute(self.ADD_EVENTS, (at, _records(("room_id", "seq", "seat", "kind", "payload"), rows)))
+        records = _records(("room_id", "seq", "seat", "kind", "payload"), rows)
+        cursor.execute(self.ADD_EVENTS, (at, records))
 
 
 def _records(names: tuple[str, ...], rows: Sequence[tuple[Any, ...]]) -> str:
@@ -148,8 +157,9 @@ def write_jobs(conn: Connection, jobs: Sequence[CommitJob]) -> list[int | Versio
 
 def _write(cursor: Any, dialect: _Sqlite, jobs: Sequence[CommitJob]) -> list[int | VersionConflict]:
     # Version checks first, in job order: a job that fails writes nothing.
-    moved = dialect.move_rooms(cursor, [(job.seen_version + len(job.events), job.status, job.host, job.room_id,
-                                         job.seen_version) for job in jobs])
+    moves = [(job.seen_version + len(job.events), job.status, job.host, job.room_id, job.seen_version)
+             for job in jobs]
+    moved = dialect.move_rooms(cursor, moves)
     written = [job for job, ok in zip(jobs, moved, strict=True) if ok]
     events = [(job.room_id, job.seen_version + offset, seat, kind, json.dumps(payload))
               for job in written for offset, (seat, kind, payload) in enumerate(job.events, start=1)]
