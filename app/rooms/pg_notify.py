@@ -62,7 +62,7 @@ def ring(conn: Connection, changes: Sequence[tuple[int, int]], *, channel: str =
     if not changes or conn.dialect.name != "postgresql":
         return
     conn.exec_driver_sql(
-        "SELECT pg_notify(%s, payload) FROM unnest(%s::text[]) AS payload",
+        "SELECT pg_notify(%s, payload) FROM unnest(%s::text[]) AS payload",  # not shown
         (channel, [format_payload(room_id, version) for room_id, version in changes]),
     )
 

@@ -58,12 +58,12 @@ EventRow = tuple[int, int, int | None, str, str]  # room id, seq, seat, kind, pa
 class _Sqlite:
     """sqlite3 runs a statement from its cache in C: one execute per room, one executemany."""
 
-    MOVE = ("UPDATE rooms SET version = ?, status = COALESCE(?, status), host = COALESCE(?, host)"
+    MOVE = ("UPDATE rooms SET version = ?, status = COALESCE(?, status), host = COALESCE(?, host)"  # not shown
             " WHERE id = ? AND version = ?")
-    ADD_EVENTS = ("INSERT INTO room_events (room_id, seq, seat, kind, payload, at)"
+    ADD_EVENTS = ("INSERT INTO room_events (room_id, seq, seat, kind, payload, at)"  # not shown
                   " VALUES (?, ?, ?, ?, ?, ?)")
-    DROP_SEATS = "DELETE FROM room_seats WHERE room_id = ?"
-    ADD_SEAT = (f"INSERT INTO room_seats (room_id, joined_at, {', '.join(SEAT_FIELDS)})"
+    DROP_SEATS = "DELETE FROM room_seats WHERE room_id = ?"  # not shown
+    ADD_SEAT = (f"INSERT INTO room_seats (room_id, joined_at, {', '.join(SEAT_FIELDS)})"  # not shown
                 f" VALUES ({', '.join('?' * (2 + len(SEAT_FIELDS)))})")
 
     @staticmethod
@@ -94,11 +94,11 @@ class _Postgres(_Sqlite):
     rows, each from ONE JSON text parameter (json_to_recordset; a payload travels as a JSON
     string of its own text, so Postgres stores exactly that text). Seats as on SQLite."""
 
-    MOVE = ("UPDATE rooms SET version = m.new, status = COALESCE(m.status, rooms.status),"
+    MOVE = ("UPDATE rooms SET version = m.new, status = COALESCE(m.status, rooms.status),"  # not shown
             " host = COALESCE(m.host, rooms.host)"
             " FROM json_to_recordset(%s) AS m(new int, status text, host int, id int, seen int)"
             " WHERE rooms.id = m.id AND rooms.version = m.seen RETURNING rooms.id")
-    ADD_EVENTS = ("INSERT INTO room_events (room_id, seq, seat, kind, payload, at)"
+    ADD_EVENTS = ("INSERT INTO room_events (room_id, seq, seat, kind, payload, at)"  # not shown
                   " SELECT e.room_id, e.seq, e.seat, e.kind, e.payload::json, %s"
                   " FROM json_to_recordset(%s) AS e(room_id int, seq int, seat int, kind text, payload text)")
     DROP_SEATS = _Sqlite.DROP_SEATS.replace("?", "%s")
