@@ -25,7 +25,7 @@ from app.rooms.seats import BOT_NAMES, Refused, Seat, clean_name
 from app.rooms.tokens import new_token, seat_secrets
 from app.rules.ruleset import preset_title
 from app.rules.text import Text
-from app.store.rooms import VersionConflict
+from app.store.room_writes import VersionConflict
 
 log = logging.getLogger("gurka.rooms")
 

@@ -20,50 +20,14 @@ import contextlib
 import logging
 import queue
 import threading
-from dataclasses import dataclass
-from typing import Any
 
-from sqlalchemy import Engine, update
+from sqlalchemy import Engine
 from sqlalchemy.exc import DBAPIError, DisconnectionError, OperationalError
-from sqlmodel import Session
 
 from app.rooms import pg_notify
-from app.rooms.host import Event
-from app.store import rooms as store
-from app.store.db import session_scope
+from app.store.room_writes import CommitJob, VersionConflict, write_jobs
 
 log = logging.getLogger("gurka.rooms.commits")
-
-
-@dataclass(frozen=True)
-class CommitJob:
-    """One room change to store: events after `seen_version`, and optional new seats (rows),
-    status and host."""
-
-    room_id: int
-    seen_version: int
-    events: list[Event]
-    seats: list[dict[str, Any]] | None = None
-    status: str | None = None
-    host: int | None = None
-
-
-def write_job(session: Session, job: CommitJob) -> int:
-    """Write one job in the caller's transaction; the new version (VersionConflict if the room
-    is no longer at `job.seen_version`, before anything was written)."""
-    version = store.record_events(
-        session, room_id=job.room_id, seen_version=job.seen_version, events=job.events, status=job.status
-    )
-    # The doorbell for other processes, in this transaction: rung only if it commits.
-    pg_notify.notify(session, job.room_id, version)
-    if job.seats is not None:
-        store.replace_seats(session, room_id=job.room_id, seats=job.seats)
-    if job.host is not None:
-        session.execute(update(_ROOMS).where(_ROOMS.c.id == job.room_id).values(host=job.host))
-    return version
-
-
-_ROOMS = store.Room.__table__  # type: ignore[attr-defined]
 
 
 def unreachable(exc: BaseException) -> bool:
@@ -161,39 +125,45 @@ class CommitWriter:
                 outcomes = [exc] * len(jobs)
             else:
                 outcomes = [self._write_alone(job) for job in jobs]
+        # One wake-up per event loop for the whole group, not one per job.
+        settles: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[int], int | BaseException]]] = {}
         for (_job, loop, future), outcome in zip(group, outcomes, strict=True):
+            settles.setdefault(loop, []).append((future, outcome))
+        for loop, outcomes_there in settles.items():
             with contextlib.suppress(RuntimeError):  # that loop is closed: nobody waits any more
-                loop.call_soon_threadsafe(_settle, future, outcome)
+                loop.call_soon_threadsafe(_settle, outcomes_there)
 
     def _write_together(self, jobs: list[CommitJob]) -> list[int | BaseException]:
-        outcomes: list[int | BaseException] = []
-        with session_scope(self.db) as session:
-            for job in jobs:
-                try:
-                    outcomes.append(write_job(session, job))
-                except store.VersionConflict as conflict:
-                    outcomes.append(conflict)
+        with self.db.begin() as conn:
+            outcomes: list[int | BaseException] = list(write_jobs(conn, jobs))
+            # The doorbells for other processes, in this transaction: rung only if it commits.
+            pg_notify.ring(conn, [(job.room_id, o) for job, o in zip(jobs, outcomes, strict=True)
+                                  if isinstance(o, int)])
         self.transactions += 1
         self.committed += sum(1 for o in outcomes if isinstance(o, int))
         return outcomes
 
     def _write_alone(self, job: CommitJob) -> int | BaseException:
         try:
-            with session_scope(self.db) as session:
-                version = write_job(session, job)
+            with self.db.begin() as conn:
+                [outcome] = write_jobs(conn, [job])
+                if not isinstance(outcome, VersionConflict):
+                    pg_notify.ring(conn, [(job.room_id, outcome)])
         except Exception as exc:
-            if not isinstance(exc, store.VersionConflict) and not unreachable(exc):
+            if not unreachable(exc):
                 log.exception("room %s: commit failed", job.room_id)
             return exc
         self.transactions += 1
-        self.committed += 1
-        return version
+        if not isinstance(outcome, VersionConflict):
+            self.committed += 1
+        return outcome
 
 
-def _settle(future: asyncio.Future[int], outcome: int | BaseException) -> None:
-    if future.done():  # the waiting room gave up (cancelled)
-        return
-    if isinstance(outcome, BaseException):
-        future.set_exception(outcome)
-    else:
-        future.set_result(outcome)
+def _settle(outcomes: list[tuple[asyncio.Future[int], int | BaseException]]) -> None:
+    for future, outcome in outcomes:
+        if future.done():  # the waiting room gave up (cancelled)
+            continue
+        if isinstance(outcome, BaseException):
+            future.set_exception(outcome)
+        else:
+            future.set_result(outcome)

@@ -5,13 +5,14 @@ A room never imports its manager: it is handed a `RoomHost` and calls it back wi
 
 from __future__ import annotations
 
-from typing import Any, Protocol, TypeVar
+from typing import Protocol, TypeVar
 
 from app.rooms.chat import ChatLine
 from app.rooms.clock import Clock
 from app.rooms.seats import Seat
+from app.store import room_writes
 
-Event = tuple[int | None, str, dict[str, Any]]
+Event = room_writes.Event  # seat, kind, payload
 
 R_contra = TypeVar("R_contra", contravariant=True)
 

@@ -14,7 +14,7 @@ from sqlalchemy import Engine
 from app.rooms import engine as rules_engine
 from app.rooms.chat import ChatLine
 from app.rooms.clock import Clock, SystemClock
-from app.rooms.commits import CommitJob, CommitWriter
+from app.rooms.commits import CommitWriter
 from app.rooms.room import BOT_NAMES, MAX_NAME, Event, LiveRoom, Refused, Seat, clean_name
 from app.rooms.state import DEFAULT_TURN_SECONDS
 from app.rooms.sync import RoomSync, load_room, read_room
@@ -23,6 +23,7 @@ from app.rules.text import Text, text_of
 from app.store import chat as chat_store
 from app.store import rooms as store
 from app.store.db import session_scope
+from app.store.room_writes import CommitJob
 from app.store.snapshots import RoomSnapshot
 
 log = logging.getLogger("gurka.rooms")
@@ -301,8 +302,8 @@ class RoomManager:
                     slug = new_slug()
                 row = store.create_room(session, slug=slug, preset=preset, options=options, seats=seats, host=0)
                 assert row.id is not None
-                store.record_events(session, room_id=row.id, seen_version=0, events=created, status="lobby")
-                store.replace_seats(session, room_id=row.id, seats=[s.row() for s in seat_rows])
+                store.record_events(session, room_id=row.id, seen_version=0, events=created, status="lobby",
+                                    seats=[s.row() for s in seat_rows])
                 return slug, row.id
 
         async with self._create_lock:

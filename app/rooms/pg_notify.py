@@ -18,9 +18,9 @@ import asyncio
 import contextlib
 import logging
 import random
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 
-from sqlalchemy import text
+from sqlalchemy import Connection
 from sqlalchemy.engine import make_url
 from sqlmodel import Session
 
@@ -49,16 +49,21 @@ def parse_payload(payload: str) -> tuple[int, int] | None:
 
 
 def notify(session: Session, room_id: int, version: int, *, channel: str = CHANNEL) -> None:
-    """Ring the doorbell inside the caller's transaction (delivered only if it commits).
+    """Ring the doorbell inside the session's transaction (delivered only if it commits)."""
+    ring(session.connection(), [(room_id, version)], channel=channel)
+
+
+def ring(conn: Connection, changes: Sequence[tuple[int, int]], *, channel: str = CHANNEL) -> None:
+    """Ring the doorbell of every (room_id, version) in `changes` inside `conn`'s transaction,
+    in one statement (each delivered only if it commits, in this order).
 
     A no-op on SQLite: without Postgres the app runs as one process and needs no doorbell.
     """
-    bind = session.get_bind()
-    if bind.dialect.name != "postgresql":
+    if not changes or conn.dialect.name != "postgresql":
         return
-    session.execute(
-        text("SELECT pg_notify(:channel, :payload)"),  # not shown
-        {"channel": channel, "payload": format_payload(room_id, version)},
+    conn.exec_driver_sql(
+        "SELECT pg_notify(%s, payload) FROM unnest(%s::text[]) AS payload",  # not shown
+        (channel, [format_payload(room_id, version) for room_id, version in changes]),
     )
 
 

@@ -9,8 +9,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, Column, UniqueConstraint, bindparam, insert, update
+from sqlalchemy import JSON, Column, UniqueConstraint
 from sqlmodel import Field, Session, SQLModel, col, select
+
+from app.store.room_writes import CommitJob, Event, VersionConflict, write_jobs
 
 
 def _now() -> datetime:
@@ -59,10 +61,6 @@ class RoomEvent(SQLModel, table=True):
     at: datetime = Field(default_factory=_now)
 
 
-class VersionConflict(RuntimeError):
-    """The room moved on in the database: the caller's version is stale."""
-
-
 # ---------------------------------------------------------------- queries
 
 
@@ -106,57 +104,24 @@ def list_events(session: Session, *, room_id: int, after: int = 0) -> list[RoomE
     )
 
 
-def replace_seats(session: Session, *, room_id: int, seats: list[dict[str, Any]]) -> None:
-    """Make the room's seats exactly `seats` (dicts of RoomSeat fields, `seat` included)."""
-    for row in list_seats(session, room_id=room_id):
-        session.delete(row)
-    session.flush()
-    for data in seats:
-        session.add(RoomSeat(room_id=room_id, **data))
-    session.flush()
-
-
 def record_events(
     session: Session,
     *,
     room_id: int,
     seen_version: int,
-    events: list[tuple[int | None, str, dict[str, Any]]],
+    events: list[Event],
     status: str | None = None,
+    seats: list[dict[str, Any]] | None = None,
 ) -> int:
-    """Append `events` (seat, kind, payload) after `seen_version`; return the new version.
+    """Append `events` (seat, kind, payload) after `seen_version`, in the session's transaction,
+    and set the status and seats if given; return the new version.
 
     The room row moves from `seen_version` to the new version in the same transaction, so a
-    writer that raced us makes this raise VersionConflict instead of forking the log.
+    writer that raced us makes this raise VersionConflict instead of forking the log. Room
+    objects already loaded in this session are not refreshed: callers use the returned version.
     """
-    new_version = seen_version + len(events)
-    params: dict[str, Any] = {"b_id": room_id, "b_seen": seen_version, "b_new": new_version}
-    if status is not None:
-        params["b_status"] = status
-    # Core statements built once (this is every move's hot path: the ORM unit of work and
-    # expression building cost more than the SQL). Room objects already loaded in this session
-    # are not refreshed by it: callers use the returned version.
-    bump = _BUMP if status is None else _BUMP_STATUS
-    result = session.execute(bump, params)
-    if result.rowcount != 1:  # type: ignore[attr-defined]
-        raise VersionConflict(f"room {room_id} is no longer at version {seen_version}")
-    if events:
-        session.execute(
-            _ADD_EVENT,
-            [
-                {"room_id": room_id, "seq": seen_version + offset, "seat": seat, "kind": kind,
-                 "payload": payload}
-                for offset, (seat, kind, payload) in enumerate(events, start=1)
-            ],
-        )
-    return new_version
-
-
-_ROOMS = Room.__table__  # type: ignore[attr-defined]
-_BUMP = (
-    update(_ROOMS)
-    .where(_ROOMS.c.id == bindparam("b_id"), _ROOMS.c.version == bindparam("b_seen"))
-    .values(version=bindparam("b_new"))
-)
-_BUMP_STATUS = _BUMP.values(status=bindparam("b_status"))
-_ADD_EVENT = insert(RoomEvent.__table__)  # type: ignore[attr-defined]
+    job = CommitJob(room_id, seen_version, events, seats=seats, status=status)
+    [outcome] = write_jobs(session.connection(), [job])
+    if isinstance(outcome, VersionConflict):
+        raise outcome
+    return outcome

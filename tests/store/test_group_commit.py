@@ -14,10 +14,10 @@ from sqlalchemy import Engine, text
 from sqlalchemy.engine import make_url
 
 from app.rooms import RoomManager
-from app.rooms.commits import CommitJob, CommitWriter
+from app.rooms.commits import CommitWriter
 from app.rooms.pg_notify import libpq_dsn
 from app.store.db import make_engine, upgrade
-from app.store.rooms import VersionConflict
+from app.store.room_writes import CommitJob, VersionConflict
 from tests.waiting import await_until
 
 ROOMS = 12
