@@ -636,11 +636,11 @@ def show(results: list[dict], rate: float) -> None:
     app = results[0]
     if rate:
         ok_rate = app["actions_per_s"] >= 0.95 * rate
-        ok_p99 = app["p99_ms"] < 100
+        ok_p99 = app["p99_ms"] < 50  # issue 11: at 1,000 rooms and 300 actions/s, p99 under 50 ms
         ok_mem = app["kb_per_conn_sockets"] is not None and app["kb_per_conn_sockets"] < 100
         print(
             f"aim ({app['connections']} connections, {rate:g} actions/s): "
-            f"rate {'ok' if ok_rate else 'MISSED'}, p99<100ms {'ok' if ok_p99 else 'MISSED'}, "
+            f"rate {'ok' if ok_rate else 'MISSED'}, p99<50ms {'ok' if ok_p99 else 'MISSED'}, "
             f"<100KB/conn {'ok' if ok_mem else 'MISSED'}"
         )
 
