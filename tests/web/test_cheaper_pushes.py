@@ -108,7 +108,7 @@ def test_a_page_that_missed_pushes_converges_on_the_next_one_and_on_sync(web: Te
     assert synced["version"] == room.version and synced["content"] == fresh
 
 
-def test_the_score_sheet_and_stats_drawn_before_are_always_the_fresh_ones(web: TestClient) -> None:
+def test_the_parts_drawn_before_are_always_the_fresh_ones(web: TestClient) -> None:
     _slug, room, players = three_players(web, target="12")
     start(players, room)
     cache = web.app.state.shared_parts  # type: ignore[attr-defined]
@@ -118,6 +118,8 @@ def test_the_score_sheet_and_stats_drawn_before_are_always_the_fresh_ones(web: T
         parts = cache.get(room, "en")
         fresh = render_shared(cache.templates, room, Drawn())  # nothing remembered
         assert parts.score_sheet == fresh.score_sheet and parts.stats == fresh.stats
+        for name in ("trick", "last_trick", "last_trick_small", "finals", "deal_result", "felt", "seat_list"):
+            assert getattr(parts, name) == getattr(fresh, name), name
         finished = len(room.game.deal_log)
         assert (f"Score sheet ({finished} deal" in parts.score_sheet) == (finished > 0)
         deals_seen.add(finished)

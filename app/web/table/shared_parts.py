@@ -114,10 +114,26 @@ SheetKey = tuple[str, tuple[str, ...], tuple[Any, ...]]  # (language, names, the
 @dataclass
 class Drawn:
     """A room's parts as last drawn, by what they show: the score sheet (it changes once per
-    deal) and each seat's stats (a move changes one seat's count, the others' stay)."""
+    deal) and the smaller parts (a move changes one seat's stats, the trick in play; the
+    previous trick and the last deal's result stay as they were)."""
 
     sheet: tuple[SheetKey, Markup] | None = None
-    stats: dict[tuple[Any, ...], Markup] = field(default_factory=dict)
+    parts: dict[tuple[Any, ...], Markup] = field(default_factory=dict)  # those shown last time
+    now: dict[tuple[Any, ...], Markup] = field(default_factory=dict)  # those shown this time
+
+    def part(self, templates: Jinja2Templates, key: tuple[Any, ...], block: str, ctx: dict[str, Any],
+             **more: Any) -> Markup:
+        """Block `block` with `more`, drawn again only if `key` (all it shows) was not shown
+        last time."""
+        html = self.parts.get(key)
+        if html is None:
+            html = _part(templates, block, ctx, **more)
+        self.now[key] = html
+        return html
+
+    def done(self) -> None:
+        """Keep only what shows now: the memo stays as small as the table."""
+        self.parts, self.now = self.now, {}
 
 
 def render_shared(templates: Jinja2Templates, room: LiveRoom, drawn: Drawn) -> SharedParts:
@@ -135,19 +151,32 @@ def render_shared(templates: Jinja2Templates, room: LiveRoom, drawn: Drawn) -> S
         trick = view.get("trick") or {}
         last = view.get("last_trick")
         last_deal = view.get("last_deal")
+        seen = (current_language(), tuple(ctx["names"]), tuple(ctx["top_cards"]))  # in every key
+
+        def plays(t: dict[str, Any], size: str, took: str) -> Markup:
+            key = ("plays", *seen, repr(t), size, took)
+            return drawn.part(templates, key, "plays", ctx, t=t, size=size, took=took)
+
         parts.update(
             stats=_stats(templates, ctx, drawn),
-            trick=_part(templates, "plays", ctx, t=trick, size="", took=_("highest")) if trick.get("plays") else empty,
-            last_trick=_part(templates, "plays", ctx, t=last, size="", took=_("took it")) if last else empty,
-            last_trick_small=_part(templates, "plays", ctx, t=last, size="tiny", took=_("took it")) if last else empty,
-            finals=_part(templates, "final_cards", ctx, ld=last_deal) if last_deal else empty,
+            trick=plays(trick, "", _("highest")) if trick.get("plays") else empty,
+            last_trick=plays(last, "", _("took it")) if last else empty,
+            last_trick_small=plays(last, "tiny", _("took it")) if last else empty,
+            finals=drawn.part(templates, ("finals", *seen, repr(last_deal)), "final_cards", ctx, ld=last_deal)
+            if last_deal else empty,
             score_sheet=_score_sheet(templates, room, g.deal_log, ctx, drawn) if g.deal_log else empty,
         )
+        # the last deal's result: its words, and whether a trick has been played since
+        result_key = ("deal_result", *seen, repr(last_deal), view["target"], view.get("over"),
+                      bool(view.get("last_trick") or trick.get("plays")))
+        deal_result = drawn.part(templates, result_key, "deal_result", ctx) if last_deal else empty
     else:
         parts.update(stats={}, trick=empty, last_trick=empty, last_trick_small=empty, finals=empty,
                      score_sheet=empty)
+        deal_result = empty
+    drawn.done()
     # the parts above are placed in these, which hold viewer marks
-    return SharedParts(**parts, seat_list=_part(templates, "seat_list", ctx), deal_result=_part(templates, "deal_result", ctx),
+    return SharedParts(**parts, seat_list=_part(templates, "seat_list", ctx), deal_result=deal_result,
                        felt=_part(templates, "felt", ctx), public=public)
 
 
@@ -168,16 +197,11 @@ def _stats(templates: Jinja2Templates, ctx: dict[str, Any], drawn: Drawn) -> dic
     """Each occupied seat's stats, drawn again only when what they show changed."""
     lang, target = current_language(), ctx["view"]["target"]
     stats: dict[int, Markup] = {}
-    now: dict[tuple[Any, ...], Markup] = {}
     for s in ctx["seats"]:
         if s["empty"] or "score" not in s:
             continue
-        key = (lang, target, s["name"], s["hand_count"], s["score"], s["agurk"], tuple(s["penalty_cards"]))
-        html = drawn.stats.get(key)
-        if html is None:
-            html = _part(templates, "seat_stats", ctx, s=s)
-        stats[s["seat"]] = now[key] = html
-    drawn.stats = now  # only what shows now: the memo stays as small as the table
+        key = ("stats", lang, target, s["name"], s["hand_count"], s["score"], s["agurk"], tuple(s["penalty_cards"]))
+        stats[s["seat"]] = drawn.part(templates, key, "seat_stats", ctx, s=s)
     return stats
 
 
