@@ -79,14 +79,21 @@ def look_key(room: LiveRoom) -> tuple[Any, ...]:
             room.handovers(), turn_left(room), room.deal_due() is not None, room.time_note, room.turn_seconds)
 
 
+@dataclass
+class Look:
+    """A room's current look (`key`: its state and what the seats show) and its parts, per
+    language."""
+
+    key: tuple[Any, ...]
+    parts: dict[str, SharedParts] = field(default_factory=dict)
+
+
 class SharedPartsCache:
     """Per room: its current state's parts, per language."""
 
     def __init__(self, templates: Jinja2Templates) -> None:
         self.templates = templates
-        self._rooms: weakref.WeakKeyDictionary[LiveRoom, tuple[Any, dict[str, SharedParts]]] = (
-            weakref.WeakKeyDictionary()
-        )
+        self._rooms: weakref.WeakKeyDictionary[LiveRoom, Look] = weakref.WeakKeyDictionary()
         # what changes less often than the state (the score sheet, most seats' stats), per room
         self._drawn: weakref.WeakKeyDictionary[LiveRoom, Drawn] = weakref.WeakKeyDictionary()
         self.renders = 0  # how many times parts were rendered (tests and the bench look)
@@ -95,15 +102,16 @@ class SharedPartsCache:
         """`room`'s shared parts in `lang` (rendered in the current language: the caller's)."""
         key = (state_key(room), look_key(room))
         entry = self._rooms.get(room)
-        if entry is None or entry[0] != key:
-            entry = (key, {})
-            self._rooms[room] = entry
-        parts = entry[1].get(lang)
+        if entry is None:
+            entry = self._rooms[room] = Look(key)
+        elif entry.key != key:
+            entry.key, entry.parts = key, {}  # in place: a weak dictionary's store is dear
+        parts = entry.parts.get(lang)
         if parts is None:
             drawn = self._drawn.get(room)
             if drawn is None:
                 drawn = self._drawn[room] = Drawn()
-            parts = entry[1][lang] = render_shared(self.templates, room, drawn)
+            parts = entry.parts[lang] = render_shared(self.templates, room, drawn)
             self.renders += 1
         return parts
 
