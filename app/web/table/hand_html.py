@@ -4,7 +4,8 @@ Every push draws each seated player's hand, a button per card, and through the t
 button cost a few dozen calls (its label said, its card drawn, its action as JSON). Here a
 button is made once per language, card and look, and kept: a hand is then a few lookups and
 one join, with the table version written into the one kind of button that sends it (a card
-you can play now). The HTML is the template's, attribute for attribute (a test compares them).
+you can play now). The HTML is the template's it replaced, attribute for attribute (compared
+across every preset, language and seat when it was replaced).
 """
 
 from __future__ import annotations

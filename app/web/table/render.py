@@ -32,8 +32,6 @@ PHASE_TEXT = {
     "play": N_("Play"),
     "over": N_("Game over"),
 }
-HOW_TEXT = {"lead": N_("led"), "beat": N_("beat"), "kill": N_("killed"), "discard": N_("discarded"),
-            "lay_on": N_("laid on")}
 RASSI_TEXT = {
     "free": N_("Take free cards (new hand)"),
     "double": N_("Double (new hand, ×2)"),
@@ -99,7 +97,7 @@ def setup_templates(templates: Jinja2Templates) -> None:
     # rendered per seat on every push): a template change shows after a restart
     env.auto_reload = False
     env.globals.update(card=card_html, card_back=card_back, card_label=card_label, card_short=pretty,
-                       preset_title=PRESET_TITLE, phase_text=PHASE_TEXT, how_text=HOW_TEXT,
+                       preset_title=PRESET_TITLE, phase_text=PHASE_TEXT,
                        rassi_text=RASSI_TEXT)
     env.globals.update(presence_dot=presence_dot, presence_word=presence_word)  # a seat's presence marks
     env.globals["hand_buttons"] = hand_buttons  # a hand's card buttons
@@ -112,10 +110,29 @@ def setup_templates(templates: Jinja2Templates) -> None:
 
 
 def render_block(templates: Jinja2Templates, name: str, block: str, context: dict[str, Any]) -> str:
-    """Render one named block of a template (the same block the full page renders)."""
+    """Render one named block of a template (the same block the full page renders).
+
+    Its context is made as `Template.new_context` makes it, but from the globals copied into a
+    plain dict once per template: Jinja reads them through a ChainMap (a Python call per name,
+    dozens of names) on every render, and a push renders several blocks per seat."""
     template = templates.env.get_template(name)
-    ctx = template.new_context(context)
+    flat = _flat_globals(template)
+    ctx = template.environment.context_class(template.environment, {**flat, **context}, template.name,
+                                             template.blocks, globals=flat)
     return "".join(template.blocks[block](ctx))
+
+
+_FLAT_GLOBALS: dict[int, tuple[Any, int, dict[str, Any]]] = {}  # id(template): (template, size, copy)
+
+
+def _flat_globals(template: Any) -> dict[str, Any]:
+    """`template.globals` (its own and the environment's) as one plain dict, copied again when
+    a global is added."""
+    size = len(template.environment.globals) + len(template.globals.maps[0])
+    kept = _FLAT_GLOBALS.get(id(template))
+    if kept is None or kept[0] is not template or kept[1] != size:
+        kept = _FLAT_GLOBALS[id(template)] = (template, size, dict(template.globals))
+    return kept[2]
 
 
 # ------------------------------------------------------------------ the table model

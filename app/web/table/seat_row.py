@@ -1,11 +1,12 @@
-"""A seat's row in the table's list of players, drawn in Python.
+"""The table's list of players: each seat's row and its stats, drawn in Python.
 
 The rows are drawn once per table state for every viewer together (a shared part, with the
 words and buttons that depend on who looks marked by `viewer`), and a row that looks as it did
 (most of them: a move changes whose turn it is and one count) is taken from a memo. Each row
 took a few dozen template calls (a tag per role, the presence marks, the stats); here it is
-one f-string. The HTML is the template's it replaced, attribute for attribute (a test compares
-them).
+one f-string. The HTML is the template's it replaced, attribute for attribute (compared across
+every preset, language and seat when it was replaced; the list and the stats too, but for
+blank lines).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from jinja2.utils import htmlsafe_json_dumps
 from markupsafe import Markup, escape
 
 from app.i18n import N_, _, current_language
+from app.web.table.cards_html import card_back, card_html
 from app.web.table.presence_marks import presence_dot, presence_word
 from app.web.table.viewer_marks import viewer
 
@@ -101,3 +103,39 @@ def _buttons(s: dict[str, Any], version: int | None, lobby: bool) -> str:
                     % (seat, sends, _("Let a bot play for %(name)s", name=name)))
         return f"\n        {viewer(seat, seated=handover, watching='')}"
     return ""
+
+
+def seat_list(seats: list[Mapping[str, Any]], stats: Mapping[int, str], version: int, lobby: bool,
+              turn_left: int | None) -> Markup:
+    """Every seat's row (an occupied seat's `stats` inside it), in the current language."""
+    rows = "".join(f"{seat_row(s, None if s['empty'] else stats.get(s['seat']), version, lobby, turn_left)}\n    "
+                   for s in seats)
+    return Markup(f'  <ol class="seats" aria-label="{escape(_("Players"))}">\n    {rows}\n  </ol>')
+
+
+def seat_stats(s: Mapping[str, Any], target: int | None) -> Markup:
+    """A seat's cards in hand, penalty points (a bar of `target`), agurks and penalty cards."""
+    return _stats(current_language(), target, s["name"], s["hand_count"], s["score"], s["agurk"],
+                  tuple(s["penalty_cards"]))
+
+
+@functools.lru_cache(maxsize=4096)
+def _stats(lang: str, target: int | None, name: str, hand_count: int, score: int, agurk: int,
+           penalty_cards: tuple[str, ...]) -> Markup:
+    width = min(100, int(score * 100 / (target or 21)))
+    count = (f'\n        <span class="count" title="{escape(_("Cards in hand"))}">{card_back(size="mini")}'
+             f'<span>×{int(hand_count)}</span><span class="sr-only"> {escape(_("cards in hand"))}</span></span>')
+    points = (f'\n        <span class="score" title="{escape(_("Penalty points"))}">'
+              f'\n          <span class="bar"><span style="width: {width}%"></span></span>'
+              f'\n          <b>{int(score)}</b><span class="sr-only"> {escape(_("penalty points"))}</span>'
+              f'<span class="of">/ {escape(target)}</span>\n        </span>')
+    lines = ['\n      <div class="stats">', count, points]
+    if agurk:
+        lines.append(f'\n        <span class="tag agurk" title="{escape(_("Agurk: final card was a joker"))}">'
+                     f'{escape(_("agurk"))} ×{int(agurk)}</span>')
+    if penalty_cards:
+        cards = "".join(card_html(c, size="tiny") for c in penalty_cards)
+        lines.append(f'\n        <span class="pens" role="group" '
+                     f'aria-label="{escape(_("Penalty cards of %(name)s", name=name))}">{cards}</span>')
+    lines.append("\n      </div>\n")
+    return Markup("".join(lines))

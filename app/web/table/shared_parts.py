@@ -30,8 +30,10 @@ from markupsafe import Markup
 
 from app.i18n import _, current_language
 from app.rooms.room import LiveRoom
+from app.web.table.plays_html import plays_html
 from app.web.table.render import public_context, render_block, table_context, turn_left
 from app.web.table.score_sheet import score_rows
+from app.web.table.seat_row import seat_list, seat_stats
 from app.web.table.viewer_marks import for_viewer, viewer
 
 TEMPLATE = "table/shared.html"
@@ -122,8 +124,8 @@ SheetKey = tuple[str, tuple[str, ...], tuple[Any, ...]]  # (language, names, the
 @dataclass
 class Drawn:
     """A room's parts as last drawn, by what they show: the score sheet (it changes once per
-    deal) and the smaller parts (a move changes one seat's stats, the trick in play; the
-    previous trick and the last deal's result stay as they were)."""
+    deal), the last deal's final cards and its result (they stay as they were for a whole deal).
+    The seats' stats and the tricks' plays are kept by what they show in their own modules."""
 
     sheet: tuple[SheetKey, Markup] | None = None
     parts: dict[tuple[Any, ...], Markup] = field(default_factory=dict)  # those shown last time
@@ -162,11 +164,10 @@ def render_shared(templates: Jinja2Templates, room: LiveRoom, drawn: Drawn) -> S
         seen = (current_language(), tuple(ctx["names"]), tuple(ctx["top_cards"]))  # in every key
 
         def plays(t: dict[str, Any], size: str, took: str) -> Markup:
-            key = ("plays", *seen, repr(t), size, took)
-            return drawn.part(templates, key, "plays", ctx, t=t, size=size, took=took)
+            return plays_html(t, size, took, ctx["names"], ctx["top_cards"])
 
         parts.update(
-            stats=_stats(templates, ctx, drawn),
+            stats={s["seat"]: seat_stats(s, view["target"]) for s in ctx["seats"] if "score" in s and not s["empty"]},
             trick=plays(trick, "", _("highest")) if trick.get("plays") else empty,
             last_trick=plays(last, "", _("took it")) if last else empty,
             last_trick_small=plays(last, "tiny", _("took it")) if last else empty,
@@ -184,7 +185,8 @@ def render_shared(templates: Jinja2Templates, room: LiveRoom, drawn: Drawn) -> S
         deal_result = empty
     drawn.done()
     # the parts above are placed in these, which hold viewer marks
-    return SharedParts(**parts, seat_list=_part(templates, "seat_list", ctx), deal_result=deal_result,
+    seats = seat_list(ctx["seats"], parts["stats"], room.version, room.status == "lobby", ctx["turn_left"])
+    return SharedParts(**parts, seat_list=seats, deal_result=deal_result,
                        felt=_part(templates, "felt", ctx), public=public)
 
 
@@ -199,18 +201,6 @@ def _lead_seat(room: LiveRoom, view: dict[str, Any] | None) -> int:
     to_act = view.get("to_act") if view is not None else None
     seat = room.seats.get(to_act) if to_act is not None else None
     return -1 if to_act is None or seat is None or seat.bot_controlled else int(to_act)
-
-
-def _stats(templates: Jinja2Templates, ctx: dict[str, Any], drawn: Drawn) -> dict[int, Markup]:
-    """Each occupied seat's stats, drawn again only when what they show changed."""
-    lang, target = current_language(), ctx["view"]["target"]
-    stats: dict[int, Markup] = {}
-    for s in ctx["seats"]:
-        if s["empty"] or "score" not in s:
-            continue
-        key = ("stats", lang, target, s["name"], s["hand_count"], s["score"], s["agurk"], tuple(s["penalty_cards"]))
-        stats[s["seat"]] = drawn.part(templates, key, "seat_stats", ctx, s=s)
-    return stats
 
 
 def _score_sheet(templates: Jinja2Templates, room: LiveRoom, deal_log: Any, ctx: dict[str, Any],
