@@ -114,14 +114,10 @@ def seat_list(seats: list[Mapping[str, Any]], stats: Mapping[int, str], version:
 
 
 def seat_stats(s: Mapping[str, Any], target: int | None) -> Markup:
-    """A seat's cards in hand, penalty points (a bar of `target`), agurks and penalty cards."""
-    return _stats(current_language(), target, s["name"], s["hand_count"], s["score"], s["agurk"],
-                  tuple(s["penalty_cards"]))
-
-
-@functools.lru_cache(maxsize=4096)
-def _stats(lang: str, target: int | None, name: str, hand_count: int, score: int, agurk: int,
-           penalty_cards: tuple[str, ...]) -> Markup:
+    """A seat's cards in hand, penalty points (a bar of `target`), agurks and penalty cards, in
+    the current language."""
+    name, hand_count, score, agurk, penalty_cards = (s["name"], s["hand_count"], s["score"], s["agurk"],
+                                                     s["penalty_cards"])
     width = min(100, int(score * 100 / (target or 21)))
     count = (f'\n        <span class="count" title="{escape(_("Cards in hand"))}">{card_back(size="mini")}'
              f'<span>×{int(hand_count)}</span><span class="sr-only"> {escape(_("cards in hand"))}</span></span>')

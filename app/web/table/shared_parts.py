@@ -21,7 +21,9 @@ keeps only the current look of each room.
 
 from __future__ import annotations
 
+import functools
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -124,20 +126,20 @@ SheetKey = tuple[str, tuple[str, ...], tuple[Any, ...]]  # (language, names, the
 @dataclass
 class Drawn:
     """A room's parts as last drawn, by what they show: the score sheet (it changes once per
-    deal), the last deal's final cards and its result (they stay as they were for a whole deal).
-    The seats' stats and the tricks' plays are kept by what they show in their own modules."""
+    deal) and the smaller parts (a move changes one seat's stats and the trick in play; the
+    previous trick and the last deal's result stay as they were). Per room and only what shows
+    now, so it grows with the rooms, not with what the rooms ever showed."""
 
     sheet: tuple[SheetKey, Markup] | None = None
     parts: dict[tuple[Any, ...], Markup] = field(default_factory=dict)  # those shown last time
     now: dict[tuple[Any, ...], Markup] = field(default_factory=dict)  # those shown this time
 
-    def part(self, templates: Jinja2Templates, key: tuple[Any, ...], block: str, ctx: dict[str, Any],
-             **more: Any) -> Markup:
-        """Block `block` with `more`, drawn again only if `key` (all it shows) was not shown
-        last time."""
+    def part(self, key: tuple[Any, ...], draw: Callable[[], Markup]) -> Markup:
+        """The part `key` names (all it shows), drawn by `draw` only if it was not shown last
+        time."""
         html = self.parts.get(key)
         if html is None:
-            html = _part(templates, block, ctx, **more)
+            html = draw()
         self.now[key] = html
         return html
 
@@ -164,21 +166,22 @@ def render_shared(templates: Jinja2Templates, room: LiveRoom, drawn: Drawn) -> S
         seen = (current_language(), tuple(ctx["names"]), tuple(ctx["top_cards"]))  # in every key
 
         def plays(t: dict[str, Any], size: str, took: str) -> Markup:
-            return plays_html(t, size, took, ctx["names"], ctx["top_cards"])
+            key = ("plays", *seen, repr(t), size, took)
+            return drawn.part(key, lambda: plays_html(t, size, took, ctx["names"], ctx["top_cards"]))
 
         parts.update(
-            stats={s["seat"]: seat_stats(s, view["target"]) for s in ctx["seats"] if "score" in s and not s["empty"]},
+            stats=_stats(ctx, drawn),
             trick=plays(trick, "", _("highest")) if trick.get("plays") else empty,
             last_trick=plays(last, "", _("took it")) if last else empty,
             last_trick_small=plays(last, "tiny", _("took it")) if last else empty,
-            finals=drawn.part(templates, ("finals", *seen, repr(last_deal)), "final_cards", ctx, ld=last_deal)
-            if last_deal else empty,
+            finals=drawn.part(("finals", *seen, repr(last_deal)),
+                              lambda: _part(templates, "final_cards", ctx, ld=last_deal)) if last_deal else empty,
             score_sheet=_score_sheet(templates, room, g.deal_log, ctx, drawn) if g.deal_log else empty,
         )
         # the last deal's result: its words, and whether a trick has been played since
         result_key = ("deal_result", *seen, repr(last_deal), view["target"], view.get("over"),
                       bool(view.get("last_trick") or trick.get("plays")))
-        deal_result = drawn.part(templates, result_key, "deal_result", ctx) if last_deal else empty
+        deal_result = drawn.part(result_key, lambda: _part(templates, "deal_result", ctx)) if last_deal else empty
     else:
         parts.update(stats={}, trick=empty, last_trick=empty, last_trick_small=empty, finals=empty,
                      score_sheet=empty)
@@ -201,6 +204,18 @@ def _lead_seat(room: LiveRoom, view: dict[str, Any] | None) -> int:
     to_act = view.get("to_act") if view is not None else None
     seat = room.seats.get(to_act) if to_act is not None else None
     return -1 if to_act is None or seat is None or seat.bot_controlled else int(to_act)
+
+
+def _stats(ctx: dict[str, Any], drawn: Drawn) -> dict[int, Markup]:
+    """Each occupied seat's stats, drawn again only when what they show changed."""
+    lang, target = current_language(), ctx["view"]["target"]
+    stats: dict[int, Markup] = {}
+    for s in ctx["seats"]:
+        if s["empty"] or "score" not in s:
+            continue
+        key = ("stats", lang, target, s["name"], s["hand_count"], s["score"], s["agurk"], tuple(s["penalty_cards"]))
+        stats[s["seat"]] = drawn.part(key, functools.partial(seat_stats, s, target))
+    return stats
 
 
 def _score_sheet(templates: Jinja2Templates, room: LiveRoom, deal_log: Any, ctx: dict[str, Any],
