@@ -20,9 +20,11 @@ from app.i18n.jinja import install as install_languages
 from app.rooms import LiveRoom, RoomManager
 from app.web.shared.templating import make_templates
 from app.web.table import talk
+from app.web.table.hand_html import hand_panel
 from app.web.table.presence_marks import render_presence
 from app.web.table.render import render_block, setup_templates, status_line, table_context
 from app.web.table.shared_parts import SharedPartsCache
+from app.web.table.status_bar import status_bar
 
 TEMPLATES_DIR = Path(__file__).resolve().parents[2] / "templates"
 
@@ -49,11 +51,13 @@ def shared_parts_of(app: FastAPI) -> SharedPartsCache:
 
 def seat_table_context(app: FastAPI, room: LiveRoom, seat: int | None) -> dict[str, Any]:
     """All the table block of room.html needs for one seat, in the current language: its own
-    context, the shared parts (rendered once for all seats), its status line and the panels
-    other areas add."""
+    context, the shared parts (rendered once for all seats), its status line, status bar and
+    hand (drawn in Python) and the panels other areas add."""
     shared = shared_parts_of(app).get(room, current_language())
     ctx = table_context(room, seat, shared.public)
     ctx["status_text"] = status_line(ctx)
+    ctx["status_bar"] = status_bar(ctx)
+    ctx["hand_panel"] = hand_panel(ctx)
     ctx["shared"] = shared
     ctx["board"] = shared.for_viewer(ctx["me"], room.host)
     ctx["extra_panels"] = extra_panels(app, room, seat)

@@ -15,9 +15,10 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from jinja2.utils import htmlsafe_json_dumps
 from markupsafe import Markup, escape
 
-from app.i18n import _, current_language, say
+from app.i18n import N_, _, current_language, ngettext, say
 from app.web.table.cards_html import card_html, card_label
 
 IDLE, PLAYABLE, BLOCKED, CHOOSABLE = "idle", "playable", "blocked", "choosable"
@@ -84,3 +85,82 @@ def _html_json(text: str) -> str:
     """JSON made safe inside an HTML attribute, as Jinja's `tojson` does it."""
     return (text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
             .replace("'", "\\u0027"))
+
+
+def hand_panel(ctx: Mapping[str, Any]) -> Markup:
+    """Under the felt: a seated player's hand with what it asks of them (the advice, the card
+    buttons, the buttons that send a selection or answer a rassi round, the keyboard hint), or
+    for a spectator the note that hands stay hidden; nothing before the game."""
+    view, me, hand = ctx["view"], ctx["me"], ctx["hand"]
+    if not view or (me is not None and not hand):
+        return Markup("")
+    if me is None:
+        hidden = _("You are watching this game. Players' hands stay hidden.")
+        return Markup(f'\n  <p class="hint watching">{escape(hidden)}</p>\n')
+    mode, version, advice, my_turn = ctx["mode"], int(ctx["version"]), ctx["advice"], ctx["my_turn"]
+    hand_n = int(ctx["hand_n"])
+    yours = " yours" if my_turn else ""
+    advice_line = f'\n    <p class="advice{yours}" id="advice">{escape(advice)}</p>' if advice else ""
+    described = ' aria-describedby="advice"' if advice else ""
+    exchange_max = ctx.get("exchange_max")
+    most = exchange_max if exchange_max is not None else 99
+    selecting = ""
+    if mode in ("select", "exchange"):
+        legal = htmlsafe_json_dumps(ctx["legal"] if mode == "select" else [], sort_keys=True)
+        selecting = f'data-select="{mode}" data-legal=\'{legal}\' data-max="{most}"'
+    too_many = (f' data-too-many="{escape(_("You may exchange at most %(n)s.", n=most))}"'
+                if mode == "exchange" else "")
+    buttons = hand_buttons(hand, mode, version, ctx["top_cards"], view["to_act"] is not None)
+    return Markup(
+        f'\n  <div class="handwrap">\n    <h2 class="sr-only">{escape(_("Your hand"))}</h2>{advice_line}'
+        f'\n    <div class="hand{" many" if hand_n > 10 else ""}" role="group" aria-label="{escape(_("Your hand"))}"'
+        f'{described} data-hand style="--n: {hand_n}"\n         {selecting}>\n      {buttons}\n    </div>'
+        f'\n    <p class="whyline" aria-live="polite" data-whyline '
+        f'data-not-together="{escape(_("These cards cannot be played together now."))}"{too_many}></p>'
+        f"{_actions(mode, version, hand_n, ctx.get('rassi_actions') or [])}\n  </div>\n")
+
+
+RASSI_TEXT = {
+    "free": N_("Take free cards (new hand)"),
+    "double": N_("Double (new hand, ×2)"),
+    "redouble": N_("Redouble (new hand, ×4)"),
+    "pass": N_("Keep my hand"),
+}
+
+
+def _actions(mode: str, version: int, hand_n: int, rassi_actions: list[str]) -> str:
+    """What follows the hand in `mode`: the keyboard hint, and the buttons that send."""
+    if mode == "play":
+        return f'\n    <p class="hint keys">{escape(_("Arrow keys move along your hand; Enter plays."))}</p>'
+    if mode == "select":
+        labels = _labels(hand_n, "Play", "Play %(num)d card", "Play %(num)d cards")
+        return (f'\n    <div class="actions">\n      <button class="btn primary" data-key="send" data-send-selection="play" '
+                f"data-labels='{labels}' hx-ws:send hx-vals='{_sends('act', version)}' disabled>{escape(_('Play'))}</button>"
+                f'\n    </div>\n    <p class="hint keys">{escape(_("Arrow keys move; Space selects a card; Tab to Play."))}</p>')
+    if mode == "exchange":
+        labels = _labels(hand_n, "Exchange", "Exchange %(num)d card", "Exchange %(num)d cards")
+        return (f'\n    <div class="actions">\n      <button class="btn primary" data-key="send" data-send-selection="exchange" '
+                f"data-labels='{labels}' hx-ws:send hx-vals='{_sends('act', version)}' disabled>{escape(_('Exchange'))}</button>"
+                f"\n      <button class=\"btn\" data-key=\"keep\" hx-ws:send hx-vals='{_sends('act', version, 'exchange')}'>"
+                f'{escape(_("Keep my hand"))}</button>'
+                f'\n    </div>\n    <p class="hint keys">{escape(_("Arrow keys move; Space selects a card; Tab to Exchange."))}</p>')
+    if mode == "rassi":
+        buttons = "".join(
+            f'\n      <button class="btn{"" if a == "pass" else " primary"}" data-key="rassi-{escape(a)}" hx-ws:send '
+            f"hx-vals='{_sends('act', version, a)}'>{escape(say(RASSI_TEXT.get(a, a)))}</button>"
+            for a in rassi_actions)
+        return f'\n    <div class="actions">{buttons}\n    </div>'
+    return ""
+
+
+def _labels(hand_n: int, none: str, one: str, many: str) -> str:
+    """The send button's words for 0..hand_n selected cards, as JSON for an HTML attribute."""
+    return str(htmlsafe_json_dumps([ngettext(one, many, n) if n else _(none) for n in range(hand_n + 1)],
+                                   separators=(",", ":")))
+
+
+def _sends(do: str, version: int, action: str | None = None) -> str:
+    values: dict[str, Any] = {"do": do, "v": version}
+    if action is not None:
+        values["action"] = action
+    return str(htmlsafe_json_dumps(values, sort_keys=True))

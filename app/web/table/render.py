@@ -17,27 +17,13 @@ from app.rooms.room import LiveRoom
 from app.rules.cards import pretty, pretty_cards
 from app.rules.ruleset import PRESET_TITLES
 from app.web.table.cards_html import card_back, card_html, card_label
-from app.web.table.hand_html import hand_buttons
+from app.web.table.hand_html import RASSI_TEXT
 from app.web.table.presence_marks import presence_dot, presence_word
 from app.web.table.seat_row import seat_row
+from app.web.table.status_bar import PHASE_TEXT
 
 # English message ids (N_): templates say them with the `say` filter, code with _()
 PRESET_TITLE = PRESET_TITLES
-PHASE_TEXT = {
-    "waiting": N_("Between deals"),
-    "exchange": N_("Exchange"),
-    "rassi_free": N_("Rassi: free cards"),
-    "rassi_double": N_("Rassi: double"),
-    "rassi_redouble": N_("Rassi: redouble"),
-    "play": N_("Play"),
-    "over": N_("Game over"),
-}
-RASSI_TEXT = {
-    "free": N_("Take free cards (new hand)"),
-    "double": N_("Double (new hand, ×2)"),
-    "redouble": N_("Redouble (new hand, ×4)"),
-    "pass": N_("Keep my hand"),
-}
 RASSI_ADVICE = {
     "rassi_free": N_("You were dealt no picture card (J, Q, K): you may swap all six cards for a new hand, "
                      "free of charge, or keep these."),
@@ -97,10 +83,8 @@ def setup_templates(templates: Jinja2Templates) -> None:
     # rendered per seat on every push): a template change shows after a restart
     env.auto_reload = False
     env.globals.update(card=card_html, card_back=card_back, card_label=card_label, card_short=pretty,
-                       preset_title=PRESET_TITLE, phase_text=PHASE_TEXT,
-                       rassi_text=RASSI_TEXT)
+                       preset_title=PRESET_TITLE, phase_text=PHASE_TEXT)
     env.globals.update(presence_dot=presence_dot, presence_word=presence_word)  # a seat's presence marks
-    env.globals["hand_buttons"] = hand_buttons  # a hand's card buttons
     env.globals["seat_row"] = seat_row  # a seat's row in the list of players
     env.filters["card_label"] = card_label
     env.filters["player_text"] = player_text
