@@ -20,6 +20,7 @@ from markupsafe import Markup, escape
 
 from app.i18n import N_, _, current_language, ngettext, say
 from app.web.table.cards_html import card_html, card_label
+from app.web.table.words import said
 
 IDLE, PLAYABLE, BLOCKED, CHOOSABLE = "idle", "playable", "blocked", "choosable"
 
@@ -108,18 +109,23 @@ def hand_panel(ctx: Mapping[str, Any]) -> Markup:
     if mode in ("select", "exchange"):
         legal = htmlsafe_json_dumps(ctx["legal"] if mode == "select" else [], sort_keys=True)
         selecting = f'data-select="{mode}" data-legal=\'{legal}\' data-max="{most}"'
-    too_many = (f' data-too-many="{escape(_("You may exchange at most %(n)s.", n=most))}"'
-                if mode == "exchange" else "")
+    at_most = escape(_("You may exchange at most %(n)s.", n=most))
+    too_many = f' data-too-many="{at_most}"' if mode == "exchange" else ""
+    w = said(WORDS)
     buttons = hand_buttons(hand, mode, version, ctx["top_cards"], view["to_act"] is not None)
     return Markup(
-        f'\n  <div class="handwrap">\n    <h2 class="sr-only">{escape(_("Your hand"))}</h2>{advice_line}'
-        f'\n    <div class="hand{" many" if hand_n > 10 else ""}" role="group" aria-label="{escape(_("Your hand"))}"'
+        f'\n  <div class="handwrap">\n    <h2 class="sr-only">{w["Your hand"]}</h2>{advice_line}'
+        f'\n    <div class="hand{" many" if hand_n > 10 else ""}" role="group" aria-label="{w["Your hand"]}"'
         f'{described} data-hand style="--n: {hand_n}"\n         {selecting}>\n      {buttons}\n    </div>'
         f'\n    <p class="whyline" aria-live="polite" data-whyline '
-        f'data-not-together="{escape(_("These cards cannot be played together now."))}"{too_many}></p>'
+        f'data-not-together="{w["These cards cannot be played together now."]}"{too_many}></p>'
         f"{_actions(mode, version, hand_n, ctx.get('rassi_actions') or [])}\n  </div>\n")
 
 
+WORDS = (N_("Your hand"), N_("These cards cannot be played together now."), N_("Play"), N_("Exchange"),
+         N_("Keep my hand"), N_("Arrow keys move along your hand; Enter plays."),
+         N_("Arrow keys move; Space selects a card; Tab to Play."),
+         N_("Arrow keys move; Space selects a card; Tab to Exchange."))
 RASSI_TEXT = {
     "free": N_("Take free cards (new hand)"),
     "double": N_("Double (new hand, ×2)"),
@@ -130,20 +136,23 @@ RASSI_TEXT = {
 
 def _actions(mode: str, version: int, hand_n: int, rassi_actions: list[str]) -> str:
     """What follows the hand in `mode`: the keyboard hint, and the buttons that send."""
+    w = said(WORDS)
     if mode == "play":
-        return f'\n    <p class="hint keys">{escape(_("Arrow keys move along your hand; Enter plays."))}</p>'
+        return f'\n    <p class="hint keys">{w["Arrow keys move along your hand; Enter plays."]}</p>'
     if mode == "select":
-        labels = _labels(hand_n, "Play", "Play %(num)d card", "Play %(num)d cards")
+        labels = _labels([ngettext("Play %(num)d card", "Play %(num)d cards", n) if n else _("Play")
+                          for n in range(hand_n + 1)])
         return (f'\n    <div class="actions">\n      <button class="btn primary" data-key="send" data-send-selection="play" '
-                f"data-labels='{labels}' hx-ws:send hx-vals='{_sends('act', version)}' disabled>{escape(_('Play'))}</button>"
-                f'\n    </div>\n    <p class="hint keys">{escape(_("Arrow keys move; Space selects a card; Tab to Play."))}</p>')
+                f"data-labels='{labels}' hx-ws:send hx-vals='{_sends('act', version)}' disabled>{w['Play']}</button>"
+                f'\n    </div>\n    <p class="hint keys">{w["Arrow keys move; Space selects a card; Tab to Play."]}</p>')
     if mode == "exchange":
-        labels = _labels(hand_n, "Exchange", "Exchange %(num)d card", "Exchange %(num)d cards")
+        labels = _labels([ngettext("Exchange %(num)d card", "Exchange %(num)d cards", n) if n else _("Exchange")
+                          for n in range(hand_n + 1)])
         return (f'\n    <div class="actions">\n      <button class="btn primary" data-key="send" data-send-selection="exchange" '
-                f"data-labels='{labels}' hx-ws:send hx-vals='{_sends('act', version)}' disabled>{escape(_('Exchange'))}</button>"
+                f"data-labels='{labels}' hx-ws:send hx-vals='{_sends('act', version)}' disabled>{w['Exchange']}</button>"
                 f"\n      <button class=\"btn\" data-key=\"keep\" hx-ws:send hx-vals='{_sends('act', version, 'exchange')}'>"
-                f'{escape(_("Keep my hand"))}</button>'
-                f'\n    </div>\n    <p class="hint keys">{escape(_("Arrow keys move; Space selects a card; Tab to Exchange."))}</p>')
+                f'{w["Keep my hand"]}</button>'
+                f'\n    </div>\n    <p class="hint keys">{w["Arrow keys move; Space selects a card; Tab to Exchange."]}</p>')
     if mode == "rassi":
         buttons = "".join(
             f'\n      <button class="btn{"" if a == "pass" else " primary"}" data-key="rassi-{escape(a)}" hx-ws:send '
@@ -153,10 +162,9 @@ def _actions(mode: str, version: int, hand_n: int, rassi_actions: list[str]) -> 
     return ""
 
 
-def _labels(hand_n: int, none: str, one: str, many: str) -> str:
-    """The send button's words for 0..hand_n selected cards, as JSON for an HTML attribute."""
-    return str(htmlsafe_json_dumps([ngettext(one, many, n) if n else _(none) for n in range(hand_n + 1)],
-                                   separators=(",", ":")))
+def _labels(words: list[str]) -> str:
+    """The send button's words for 0, 1, 2... selected cards, as JSON for an HTML attribute."""
+    return str(htmlsafe_json_dumps(words, separators=(",", ":")))
 
 
 def _sends(do: str, version: int, action: str | None = None) -> str:

@@ -22,6 +22,7 @@ from app.i18n import N_, _, current_language
 from app.web.table.cards_html import card_back, card_html
 from app.web.table.presence_marks import presence_dot, presence_word
 from app.web.table.viewer_marks import viewer
+from app.web.table.words import said
 
 # What a row shows of the table model's seat row
 ROW_FIELDS = ("seat", "empty", "name", "is_bot", "bot_controlled", "present", "is_host", "can_hand_to_bot",
@@ -39,12 +40,9 @@ def seat_row(s: Mapping[str, Any], stats: str | None, version: int, lobby: bool,
 
 # The words of a row (the tags), said and escaped once per language
 WORDS = (N_("you"), N_("Host"), N_("host"), N_("bot"), N_("bot playing"), N_("Dealer"), N_("dealer"),
-         N_("Forhånd: leads the first trick"), N_("forhånd"), N_("out"), N_("to play"), N_("Time left to move"))
-
-
-@functools.lru_cache(maxsize=16)
-def _words(lang: str) -> dict[str, str]:
-    return {word: str(escape(_(word))) for word in WORDS}
+         N_("Forhånd: leads the first trick"), N_("forhånd"), N_("out"), N_("to play"), N_("Time left to move"),
+         N_("Players"), N_("Cards in hand"), N_("cards in hand"), N_("Penalty points"), N_("penalty points"),
+         N_("Agurk: final card was a joker"), N_("agurk"))
 
 
 @functools.lru_cache(maxsize=2048)
@@ -53,7 +51,7 @@ def _row(lang: str, values: tuple[Any, ...], version: int | None, lobby: bool,
     """The row before its stats and after them."""
     s = dict(zip(ROW_FIELDS, values, strict=True))
     seat = int(s["seat"])
-    w = _words(lang)
+    w = said(WORDS)
     classes = "".join([" empty" if s["empty"] else "", viewer(seat, me=" me"), " turn" if s["to_act"] else "",
                        " isout" if s["out"] else ""])
     tags: list[str] = [viewer(seat, me=Markup(f'<span class="tag you">{w["you"]}</span>'))]
@@ -110,7 +108,7 @@ def seat_list(seats: list[Mapping[str, Any]], stats: Mapping[int, str], version:
     """Every seat's row (an occupied seat's `stats` inside it), in the current language."""
     rows = "".join(f"{seat_row(s, None if s['empty'] else stats.get(s['seat']), version, lobby, turn_left)}\n    "
                    for s in seats)
-    return Markup(f'  <ol class="seats" aria-label="{escape(_("Players"))}">\n    {rows}\n  </ol>')
+    return Markup(f'  <ol class="seats" aria-label="{said(WORDS)["Players"]}">\n    {rows}\n  </ol>')
 
 
 def seat_stats(s: Mapping[str, Any], target: int | None) -> Markup:
@@ -118,20 +116,21 @@ def seat_stats(s: Mapping[str, Any], target: int | None) -> Markup:
     the current language."""
     name, hand_count, score, agurk, penalty_cards = (s["name"], s["hand_count"], s["score"], s["agurk"],
                                                      s["penalty_cards"])
+    w = said(WORDS)
     width = min(100, int(score * 100 / (target or 21)))
-    count = (f'\n        <span class="count" title="{escape(_("Cards in hand"))}">{card_back(size="mini")}'
-             f'<span>×{int(hand_count)}</span><span class="sr-only"> {escape(_("cards in hand"))}</span></span>')
-    points = (f'\n        <span class="score" title="{escape(_("Penalty points"))}">'
+    count = (f'\n        <span class="count" title="{w["Cards in hand"]}">{card_back(size="mini")}'
+             f'<span>×{int(hand_count)}</span><span class="sr-only"> {w["cards in hand"]}</span></span>')
+    points = (f'\n        <span class="score" title="{w["Penalty points"]}">'
               f'\n          <span class="bar"><span style="width: {width}%"></span></span>'
-              f'\n          <b>{int(score)}</b><span class="sr-only"> {escape(_("penalty points"))}</span>'
+              f'\n          <b>{int(score)}</b><span class="sr-only"> {w["penalty points"]}</span>'
               f'<span class="of">/ {escape(target)}</span>\n        </span>')
     lines = ['\n      <div class="stats">', count, points]
     if agurk:
-        lines.append(f'\n        <span class="tag agurk" title="{escape(_("Agurk: final card was a joker"))}">'
-                     f'{escape(_("agurk"))} ×{int(agurk)}</span>')
+        lines.append(f'\n        <span class="tag agurk" title="{w["Agurk: final card was a joker"]}">'
+                     f'{w["agurk"]} ×{int(agurk)}</span>')
     if penalty_cards:
         cards = "".join(card_html(c, size="tiny") for c in penalty_cards)
-        lines.append(f'\n        <span class="pens" role="group" '
-                     f'aria-label="{escape(_("Penalty cards of %(name)s", name=name))}">{cards}</span>')
+        whose = escape(_("Penalty cards of %(name)s", name=name))
+        lines.append(f'\n        <span class="pens" role="group" aria-label="{whose}">{cards}</span>')
     lines.append("\n      </div>\n")
     return Markup("".join(lines))

@@ -9,6 +9,7 @@ from typing import Any
 from markupsafe import Markup, escape
 
 from app.i18n import N_, _, say
+from app.web.table.words import said
 
 PHASE_TEXT = {
     "waiting": N_("Between deals"),
@@ -21,17 +22,21 @@ PHASE_TEXT = {
 }
 
 
+WORDS = (N_("Waiting room"), N_("reconnecting…"))
+
+
 def status_bar(ctx: Mapping[str, Any]) -> Markup:
     """The bar for the seat of the table model `ctx` (its `status_text` said already)."""
-    view = ctx["view"]
+    view, w = ctx["view"], said(WORDS)
     if view:
         phase = view["phase"]
         shown = (f'\n      <span class="pill phase">{escape(say(PHASE_TEXT.get(phase, phase)))}</span>'
                  if phase != "play" and not view["over"] else "")
-        pills = (f'\n      <span class="pill">{escape(_("Deal %(n)s", n=view["deal_no"]))}</span>{shown}'
-                 f'\n      <span class="pill">{escape(_("Target %(n)s", n=view["target"]))}</span>')
+        deal, target = escape(_("Deal %(n)s", n=view["deal_no"])), escape(_("Target %(n)s", n=view["target"]))
+        pills = (f'\n      <span class="pill">{deal}</span>{shown}'
+                 f'\n      <span class="pill">{target}</span>')
     else:
-        pills = f'\n      <span class="pill">{escape(_("Waiting room"))}</span>'
+        pills = f'\n      <span class="pill">{w["Waiting room"]}</span>'
     yours = " yours" if ctx["my_turn"] else ""
-    return Markup(f'\n  <div class="statusbar" data-reconnecting="{escape(_("reconnecting…"))}">{pills}'
+    return Markup(f'\n  <div class="statusbar" data-reconnecting="{w["reconnecting…"]}">{pills}'
                   f'\n    <strong class="status{yours}">{escape(ctx["status_text"])}</strong>\n  </div>\n')
