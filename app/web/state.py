@@ -23,6 +23,7 @@ from app.web.table import talk
 from app.web.table.hand_html import hand_panel
 from app.web.table.presence_marks import render_presence
 from app.web.table.render import render_block, setup_templates, status_line, table_context
+from app.web.table.section_html import PANELS, table_section
 from app.web.table.shared_parts import SharedPartsCache
 from app.web.table.status_bar import status_bar
 
@@ -50,9 +51,10 @@ def shared_parts_of(app: FastAPI) -> SharedPartsCache:
 
 
 def seat_table_context(app: FastAPI, room: LiveRoom, seat: int | None) -> dict[str, Any]:
-    """All the table block of room.html needs for one seat, in the current language: its own
-    context, the shared parts (rendered once for all seats), its status line, status bar and
-    hand (drawn in Python) and the panels other areas add."""
+    """One seat's table model in the current language, its whole table (`table_html`, the
+    section room.html places and every push sends) among it: its own context, the shared parts
+    (rendered once for all seats), its status line, status bar and hand (drawn in Python) and
+    the panels other areas add."""
     shared = shared_parts_of(app).get(room, current_language())
     ctx = table_context(room, seat, shared.public)
     ctx["status_text"] = status_line(ctx)
@@ -61,6 +63,8 @@ def seat_table_context(app: FastAPI, room: LiveRoom, seat: int | None) -> dict[s
     ctx["shared"] = shared
     ctx["board"] = shared.for_viewer(ctx["me"], room.host)
     ctx["extra_panels"] = extra_panels(app, room, seat)
+    templates = templates_of(app)
+    ctx["table_html"] = table_section(ctx, lambda block: render_block(templates, PANELS, block, ctx))
     return ctx
 
 
@@ -88,7 +92,7 @@ def manager_of(app: FastAPI) -> RoomManager:
         templates = templates_of(app)
 
         def render_table(room: LiveRoom, seat: int | None) -> str:
-            return render_block(templates, "table/room.html", "table", seat_table_context(app, room, seat))
+            return str(seat_table_context(app, room, seat)["table_html"])
 
         def render_notice(message: str, level: str) -> str:
             return render_block(templates, "table/room.html", "notice", {"message": message, "level": level})
