@@ -31,9 +31,13 @@ class RoomPresence(RoomState):
         now = self.manager.clock.now()
         return now - self.absent_since.get(seat, now)
 
-    def can_hand_to_bot(self, seat: int) -> bool:
+    def can_hand_to_bot(self, seat: int, present: set[int] | None = None) -> bool:
+        """Whether seat `seat` can be handed to a bot now (`present`: `self.present()`, when the
+        caller has it)."""
         s = self.seats.get(seat)
-        if s is None or s.botted or self.status != "playing" or seat in self.present():
+        if s is None or s.botted or self.status != "playing":
+            return False
+        if seat in (self.present() if present is None else present):
             return False
         return self.absent_for(seat) >= self.manager.takeover_seconds
 

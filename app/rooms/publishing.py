@@ -73,7 +73,10 @@ class RoomPublishing(RoomPresence):
 
     def handovers(self) -> frozenset[int]:
         """The seats a "Let a bot play" button is offered for now."""
-        return frozenset(i for i in self.seats if self.can_hand_to_bot(i))
+        if self.status != "playing":
+            return frozenset()
+        present = self.present()
+        return frozenset(i for i in self.seats if self.can_hand_to_bot(i, present))
 
     def live_connections(self) -> list[Connection]:
         for conn in [c for c in self.connections if c.closed]:

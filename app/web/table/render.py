@@ -142,7 +142,7 @@ def public_context(room: LiveRoom) -> dict[str, Any]:
             "bot_controlled": bool(s and s.bot_controlled),
             "present": bool(s and (s.is_bot or i in present)),
             "is_host": s is not None and i == room.host,
-            "can_hand_to_bot": s is not None and room.can_hand_to_bot(i),
+            "can_hand_to_bot": s is not None and room.can_hand_to_bot(i, present),
         }
         if view is not None and i < len(view["scores"]):  # (a latecomer sits out until the next game)
             row.update(
@@ -235,15 +235,9 @@ def table_context(room: LiveRoom, seat: int | None, public: dict[str, Any] | Non
     names = ctx["names"]
     trick = view.get("trick") or {}
     leading = not trick.get("plays")
-    exchange = view.get("exchange") or {}
-    rassi = view.get("rassi") or {}
     ctx.update(
         leading=leading,
         hand_n=len(hand),
-        exchange_done=[(d["seat"], d["count"]) for d in exchange.get("done") or []],
-        # (seat, as its own player reads it, as the others read it)
-        rassi_done=[(s, _(RASSI_DONE[k][0]), _(RASSI_DONE[k][1], name=names[s]))
-                    for k in ("free", "double", "redouble") for s in rassi.get(k) or []],
         advice=_advice(mode, phase, hand, legal, leading, view.get("exchange") or {}, view.get("preset", "")),
     )
     ctx.update(
@@ -256,17 +250,30 @@ def table_context(room: LiveRoom, seat: int | None, public: dict[str, Any] | Non
         rassi_actions=[a for a in legal if a.split()[0] in RASSI_TEXT] if my_turn else [],
         exchange_max=(view.get("exchange") or {}).get("max"),
         ranking=view.get("ranking"),
-        final_rows=_final_rows(view, names, me),
         last_deal=view.get("last_deal"),
-        ready_names=[names[i] if i < len(names) else "?" for i in sorted(room.ready)],
-        i_am_ready=me is not None and me in room.ready,
-        rematch_waits=[names[i] for i in room.rematch_waits_for() if i < len(names)],
-        free_seats=room.capacity - len(room.seats),
         # anyone seated can open the sheet during the game (finished deals are public); the
         # sheet itself is one of the shared parts
         score_sheet=g is not None and me is not None and bool(g.deal_log),
     )
+    if view.get("over"):  # what the game-over panel shows
+        ctx.update(
+            final_rows=_final_rows(view, names, me),
+            ready_names=[names[i] if i < len(names) else "?" for i in sorted(room.ready)],
+            i_am_ready=me is not None and me in room.ready,
+            rematch_waits=[names[i] for i in room.rematch_waits_for() if i < len(names)],
+            free_seats=room.capacity - len(room.seats),
+        )
     return ctx
+
+
+def before_first_trick(view: dict[str, Any], names: list[str]) -> dict[str, Any]:
+    """Who swapped or kept cards, and who took free cards or doubled, in this deal: the felt
+    says it until the first trick. Rassi's as (seat, as its own player reads it, as the others
+    read it)."""
+    exchange, rassi = view.get("exchange") or {}, view.get("rassi") or {}
+    return {"exchange_done": [(d["seat"], d["count"]) for d in exchange.get("done") or []],
+            "rassi_done": [(s, _(RASSI_DONE[k][0]), _(RASSI_DONE[k][1], name=names[s]))
+                           for k in ("free", "double", "redouble") for s in rassi.get(k) or []]}
 
 
 def _final_rows(view: dict[str, Any], names: list[str], me: int | None) -> list[dict[str, Any]]:

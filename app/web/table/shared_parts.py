@@ -33,7 +33,13 @@ from markupsafe import Markup
 from app.i18n import _, current_language
 from app.rooms.room import LiveRoom
 from app.web.table.plays_html import plays_html
-from app.web.table.render import public_context, render_block, table_context, turn_left
+from app.web.table.render import (
+    before_first_trick,
+    public_context,
+    render_block,
+    table_context,
+    turn_left,
+)
 from app.web.table.score_sheet import score_rows
 from app.web.table.seat_row import seat_list, seat_stats
 from app.web.table.viewer_marks import for_viewer, viewer
@@ -164,6 +170,7 @@ def render_shared(templates: Jinja2Templates, room: LiveRoom, drawn: Drawn) -> S
         last = view.get("last_trick")
         last_deal = view.get("last_deal")
         seen = (current_language(), tuple(ctx["names"]), tuple(ctx["top_cards"]))  # in every key
+        ctx.update(before_first_trick(view, ctx["names"]))
 
         def plays(t: dict[str, Any], size: str, took: str) -> Markup:
             key = ("plays", *seen, repr(t), size, took)
