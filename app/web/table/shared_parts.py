@@ -32,6 +32,7 @@ from markupsafe import Markup
 
 from app.i18n import _, current_language
 from app.rooms.room import LiveRoom
+from app.web.table.felt_html import felt_html
 from app.web.table.plays_html import plays_html
 from app.web.table.render import (
     before_first_trick,
@@ -164,13 +165,14 @@ def render_shared(templates: Jinja2Templates, room: LiveRoom, drawn: Drawn) -> S
     view: dict[str, Any] | None = ctx["view"]
     empty = Markup("")
     parts: dict[str, Any] = {}
-    ctx.update(shared=parts, viewer=viewer, lead_seat=_lead_seat(room, view))
+    ctx.update(shared=parts, viewer=viewer)
+    before: dict[str, Any] = {}
     if view is not None and g is not None:
         trick = view.get("trick") or {}
         last = view.get("last_trick")
         last_deal = view.get("last_deal")
         seen = (current_language(), tuple(ctx["names"]), tuple(ctx["top_cards"]))  # in every key
-        ctx.update(before_first_trick(view, ctx["names"]))
+        before = before_first_trick(view, ctx["names"])
 
         def plays(t: dict[str, Any], size: str, took: str) -> Markup:
             key = ("plays", *seen, repr(t), size, took)
@@ -196,8 +198,8 @@ def render_shared(templates: Jinja2Templates, room: LiveRoom, drawn: Drawn) -> S
     drawn.done()
     # the parts above are placed in these, which hold viewer marks
     seats = seat_list(ctx["seats"], parts["stats"], room.version, room.status == "lobby", ctx["turn_left"])
-    return SharedParts(**parts, seat_list=seats, deal_result=deal_result,
-                       felt=_part(templates, "felt", ctx), public=public)
+    felt = felt_html(view, parts, ctx["names"], _lead_seat(room, view), before)
+    return SharedParts(**parts, seat_list=seats, deal_result=deal_result, felt=felt, public=public)
 
 
 def _part(templates: Jinja2Templates, block: str, ctx: dict[str, Any], **more: Any) -> Markup:
