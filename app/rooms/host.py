@@ -63,8 +63,9 @@ class RoomHost(Protocol[R_contra]):
         """Tell whoever listens that the room's game has just ended."""
         ...
 
-    def render_table(self, room: R_contra, seat: int | None, /) -> str:
-        """The table as that seat sees it, as HTML (in the current language)."""
+    def render_table_json(self, room: R_contra, seat: int | None, /) -> str:
+        """The table as that seat sees it, as HTML (in the current language) escaped for a
+        JSON string, without the quotes."""
         ...
 
     def render_presence(self, room: R_contra, /) -> str:

@@ -49,7 +49,7 @@ class RoomManager:
         takeover_seconds: float = 60.0,
         deal_pause: float = 0.0,
         clock: Clock | None = None,
-        render_table: TableRenderer | None = None,
+        render_table_json: TableRenderer | None = None,
         render_notice: NoticeRenderer | None = None,
         render_presence: PresenceRenderer | None = None,
         render_chat: ChatRenderer | None = None,
@@ -62,7 +62,7 @@ class RoomManager:
         self.deal_pause = deal_pause
         self.clock: Clock = clock or SystemClock()
         self.rooms: dict[str, LiveRoom] = {}
-        self.render_table: TableRenderer = render_table or (lambda room, seat: "")
+        self.render_table_json: TableRenderer = render_table_json or (lambda room, seat: "")
         self.render_presence: PresenceRenderer = render_presence or (lambda room: "")
         self.render_notice: NoticeRenderer = render_notice or (lambda message, level: message)
         self.render_chat: ChatRenderer = render_chat or (lambda room, lines: "")

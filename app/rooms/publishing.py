@@ -88,12 +88,13 @@ class RoomPublishing(RoomPresence):
             self.connections.discard(conn)
 
     def table_frame(self, seat: int | None, lang: str | None = None) -> str:
-        """`seat`'s table in `lang` (None: the language of the code that asks)."""
+        """`seat`'s table in `lang` (None: the language of the code that asks). The frame is
+        what `json.dumps` makes of it, put together around the table already escaped (the
+        parts all seats share are escaped once)."""
         with use_language(lang or current_language()):
-            html = self.manager.render_table(self, seat)
-        return json.dumps(
-            {"kind": "table", "version": self.version, "content": html, "target": "#table", "swap": "outerHTML"}
-        )
+            content = self.manager.render_table_json(self, seat)
+        return (f'{{"kind": "table", "version": {int(self.version)}, "content": "{content}",'  # not shown
+                ' "target": "#table", "swap": "outerHTML"}')
 
     def presence_frame(self, lang: str | None = None) -> str:
         """The seats' presence marks as htmx partials, in `lang`; `version` is the table they

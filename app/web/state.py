@@ -26,6 +26,7 @@ from app.web.table.render import render_block, setup_templates, status_line, tab
 from app.web.table.section_html import PANELS, table_section
 from app.web.table.shared_parts import SharedPartsCache
 from app.web.table.status_bar import status_bar
+from app.web.table.viewer_marks import json_escaped
 
 TEMPLATES_DIR = Path(__file__).resolve().parents[2] / "templates"
 
@@ -50,21 +51,28 @@ def shared_parts_of(app: FastAPI) -> SharedPartsCache:
     return cache
 
 
-def seat_table_context(app: FastAPI, room: LiveRoom, seat: int | None) -> dict[str, Any]:
-    """One seat's table model in the current language, its whole table (`table_html`, the
-    section room.html places and every push sends) among it: its own context, the shared parts
-    (rendered once for all seats), its status line, status bar and hand (drawn in Python) and
-    the panels other areas add."""
+def seat_table_context(app: FastAPI, room: LiveRoom, seat: int | None, *, push: bool = False) -> dict[str, Any]:
+    """One seat's table model in the current language, its whole table among it: its own
+    context, the shared parts (rendered once for all seats), its status line, status bar and
+    hand (drawn in Python) and the panels other areas add. The table, the section room.html
+    places, is `table_html`; for a push (`push`), `table_json` instead: the same escaped for a
+    JSON string, put together from shared parts escaped once for all seats."""
     shared = shared_parts_of(app).get(room, current_language())
     ctx = table_context(room, seat, shared.public)
     ctx["status_text"] = status_line(ctx)
     ctx["status_bar"] = status_bar(ctx)
     ctx["hand_panel"] = hand_panel(ctx)
     ctx["shared"] = shared
-    ctx["board"] = shared.for_viewer(ctx["me"], room.host)
     ctx["extra_panels"] = extra_panels(app, room, seat)
     templates = templates_of(app)
-    ctx["table_html"] = table_section(ctx, lambda block: render_block(templates, PANELS, block, ctx))
+
+    def panel(block: str) -> str:
+        return render_block(templates, PANELS, block, ctx)
+
+    if push:
+        ctx["table_json"] = table_section(ctx, panel, shared.json_for_viewer(ctx["me"], room.host), json_escaped)
+    else:
+        ctx["table_html"] = Markup(table_section(ctx, panel, shared.for_viewer(ctx["me"], room.host)))
     return ctx
 
 
@@ -91,8 +99,8 @@ def manager_of(app: FastAPI) -> RoomManager:
         settings = app.state.settings
         templates = templates_of(app)
 
-        def render_table(room: LiveRoom, seat: int | None) -> str:
-            return str(seat_table_context(app, room, seat)["table_html"])
+        def render_table_json(room: LiveRoom, seat: int | None) -> str:
+            return str(seat_table_context(app, room, seat, push=True)["table_json"])
 
         def render_notice(message: str, level: str) -> str:
             return render_block(templates, "table/room.html", "notice", {"message": message, "level": level})
@@ -103,7 +111,7 @@ def manager_of(app: FastAPI) -> RoomManager:
             takeover_seconds=float(getattr(settings, "seat_takeover_seconds", 60)),
             deal_pause=float(getattr(settings, "deal_pause", 2.0)),
             clock=getattr(app.state, "clock", None),
-            render_table=render_table,
+            render_table_json=render_table_json,
             render_notice=render_notice,
             render_presence=render_presence,
             render_chat=lambda room, lines: talk.render_lines(templates, lines),

@@ -217,6 +217,8 @@ def start_server(tmp_path: Path) -> Iterator[Callable[..., ServerProcess]]:
     yield start
     for server in started:
         server.kill()
+        # pytest shows a fixture's output for a failing test only: the servers' side of it
+        print(f"----- {server.log_path.name} -----\n{server.log_tail()}")
 
 
 @pytest.fixture

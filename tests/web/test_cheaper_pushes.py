@@ -3,13 +3,16 @@ coming or going is sent as a small presence frame; a page that missed a push con
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Iterator
 
 import pytest
 from fastapi.testclient import TestClient
 
+from app.i18n import use_language
 from app.main import create_app
+from app.web.state import seat_table_context
 from app.web.table.shared_parts import Drawn, render_shared
 from tests.conftest import make_settings
 from tests.web.test_room_protocol import play_one, start, three_players
@@ -100,7 +103,7 @@ def test_a_page_that_missed_pushes_converges_on_the_next_one_and_on_sync(web: Te
     players[seat].send(do="act", action=room.game.view(seat)["legal"][0], v=before, aid="next")
     for p in players:
         assert p.recv_table()["version"] > before
-    fresh = room.manager.render_table(room, 1)
+    fresh = json.loads(room.table_frame(1))["content"]
     assert bo.version == room.version and bo.table["content"] == fresh
     # a page that shows an old version (a presence frame told it so) asks for sync: the whole table
     bo.send(do="sync", v=bo.version - 2)
@@ -127,3 +130,26 @@ def test_the_parts_drawn_before_are_always_the_fresh_ones(web: TestClient) -> No
             break
         play_one(players, room, rng)
     assert len(deals_seen) >= 3, deals_seen  # checked before any deal finished, and after two
+
+
+def test_a_push_carries_the_very_table_the_page_shows(web: TestClient) -> None:
+    """A push is put together from pieces escaped for JSON once per look; decoded, it is the
+    section the page renders, for every seat and a spectator, in the lobby, in play and after."""
+    _slug, room, players = three_players(web, target="12")
+
+    def same_everywhere() -> int:
+        for lang in ("en", "da"):
+            for seat in (0, 1, 2, None):
+                with use_language(lang):
+                    page = str(seat_table_context(web.app, room, seat)["table_html"])
+                assert json.loads(room.table_frame(seat, lang))["content"] == page, (lang, seat)
+        return 1
+
+    checked = same_everywhere()  # the lobby
+    start(players, room)
+    rng = random.Random(4)
+    while not room.game.over:
+        checked += same_everywhere()
+        play_one(players, room, rng)
+    checked += same_everywhere()  # the ranking
+    assert checked > 10 and 'data-mode="over"' in json.loads(room.table_frame(0))["content"]

@@ -131,20 +131,20 @@ def test_spectators_coming_and_going_push_nothing_to_the_players(web: TestClient
     player = Player(web, slug, token).connect()
     player.recv_table()
     rendered: list[int | None] = []
-    real = room.manager.render_table
+    real = room.manager.render_table_json
 
     def counting(r, seat):  # type: ignore[no-untyped-def]
         rendered.append(seat)
         return real(r, seat)
 
-    room.manager.render_table = counting
+    room.manager.render_table_json = counting
     try:
         for _ in range(12):
             spectator = Player(web, slug, None).connect()
             spectator.recv_table()
             spectator.close()
     finally:
-        room.manager.render_table = real
+        room.manager.render_table_json = real
     assert 0 not in rendered, "a spectator's arrival re-rendered the player's table"
     assert rendered.count(None) == 12  # each spectator got exactly its own table
 

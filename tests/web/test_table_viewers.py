@@ -4,6 +4,7 @@ differ (app/web/table/viewer_marks.py)."""
 
 from __future__ import annotations
 
+import json
 import random
 import re
 from typing import Any
@@ -12,7 +13,7 @@ from fastapi.testclient import TestClient
 from markupsafe import Markup
 
 from app.i18n import _, use_language
-from app.web.table.viewer_marks import for_viewer, viewer
+from app.web.table.viewer_marks import Marked, viewer
 from tests.web.test_room_protocol import start, three_players
 from tests.web.test_turn_timer import settle
 
@@ -20,8 +21,7 @@ MARKS = re.compile("[\x01-\x04]")
 
 
 def table(room: Any, seat: int | None, lang: str = "en") -> str:
-    with use_language(lang):
-        return room.manager.render_table(room, seat)
+    return str(json.loads(room.table_frame(seat, lang))["content"])
 
 
 def own_rows(html: str) -> list[str]:
@@ -100,12 +100,23 @@ def test_shared_parts_in_another_language_keep_the_viewer_words(web: TestClient)
 
 def test_a_mark_gives_each_kind_of_viewer_its_words_and_escapes_them() -> None:
     mark = viewer(1, me="yours", seated="<b>Bo</b>'s", watching="seen", host="host's")
-    html = Markup("[") + mark + Markup("]")
-    assert for_viewer(html, 1, host=0) == "[yours]"
-    assert for_viewer(html, 0, host=0) == "[host&#39;s]"
-    assert for_viewer(html, 2, host=0) == "[&lt;b&gt;Bo&lt;/b&gt;&#39;s]"
-    assert for_viewer(html, None, host=0) == "[seen]"
-    plain = viewer(3, me="mine", seated="theirs")
-    assert for_viewer(plain, None, host=3) == "theirs"  # watching and the host default to seated
-    assert for_viewer(plain, 1, host=1) == "theirs"
-    assert for_viewer("no marks here", 1, host=1) == "no marks here"
+    html = Marked(Markup("[") + mark + Markup("]"))
+    assert html.for_viewer(1, host=0) == "[yours]"
+    assert html.for_viewer(0, host=0) == "[host&#39;s]"
+    assert html.for_viewer(2, host=0) == "[&lt;b&gt;Bo&lt;/b&gt;&#39;s]"
+    assert html.for_viewer(None, host=0) == "[seen]"
+    plain = Marked(viewer(3, me="mine", seated="theirs"))
+    assert plain.for_viewer(None, host=3) == "theirs"  # watching and the host default to seated
+    assert plain.for_viewer(1, host=1) == "theirs"
+    assert Marked("no marks here").for_viewer(1, host=1) == "no marks here"
+
+
+def test_a_part_escaped_for_json_piece_by_piece_is_the_whole_escaped() -> None:
+    """A push joins pieces escaped once: the same string json.dumps makes of the whole."""
+    mark = viewer(0, me='<b>"you"</b> ♥', seated="Dóra \\u0001 𝄞", watching="\n\t")
+    two = viewer(2, me="ÿ", seated="\\", host="\"")
+    part = Marked(Markup('<p class="x">\u00e9') + mark + Markup("\\ mid \x7f") + two + Markup("</p>\n"))
+    for me, host in ((0, 2), (2, 2), (1, 2), (1, 1), (None, 0)):
+        escaped = part.json_for_viewer(me, host)
+        assert f'"{escaped}"' == json.dumps(str(part.for_viewer(me, host)))
+        assert json.loads(f'"{escaped}"') == part.for_viewer(me, host)

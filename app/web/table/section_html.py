@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from markupsafe import Markup, escape
+from markupsafe import escape
 
 from app.i18n import N_, say
 from app.web.table.words import said
@@ -23,11 +23,13 @@ WORDS = (N_("Your turn"), N_("Card table"), N_("The deal is over: here are its f
          N_("Deal on now"), N_("A bot is playing your seat while you were away."), N_("Take my seat back"))
 
 
-def table_section(ctx: Mapping[str, Any], panel: Callable[[str], str]) -> Markup:
-    """The section for the seat of the table model `ctx` (its status bar, hand, board, panels
-    and status text made already); `panel(name)` renders a block of `PANELS` for it."""
+def table_section(ctx: Mapping[str, Any], panel: Callable[[str], str], board: Mapping[str, str],
+                  encode: Callable[[str], str] = str) -> str:
+    """The section for the seat of the table model `ctx` (its status bar, hand, panels and
+    status text made already); `panel(name)` renders a block of `PANELS` for it; `board`: the
+    shared parts as this seat reads them (`SharedParts.for_viewer`, or `json_for_viewer` with
+    `encode=json_escaped` for a push: the section escaped for a JSON string)."""
     w, view, mode, version = said(WORDS), ctx["view"], escape(ctx["mode"]), int(ctx["version"])
-    board = ctx["board"]
     time_note = ctx["time_note"]
     note = f'<p class="banner timenote" role="status">{escape(say(time_note))}</p>' if time_note else ""
     next_deal = (f'\n  <div class="banner nextdeal">'
@@ -42,16 +44,18 @@ def table_section(ctx: Mapping[str, Any], panel: Callable[[str], str]) -> Markup
                  f'\n  </div>\n  ') if ctx["bot_playing_me"] else ""
     lobby = panel("lobby") if not view else ""
     game_over = panel("game_over") if view and view.get("over") else ""
-    sheet = ctx["shared"].score_sheet if ctx.get("score_sheet") else ""
-    return Markup(
-        f'\n<section id="table" class="table mode-{mode}" data-version="{version}" data-mode="{mode}"'
-        f'\n         data-my-turn="{"true" if ctx["my_turn"] else "false"}" data-turn-title="● {w["Your turn"]}"'
-        f'\n         data-announce="{escape(ctx["status_text"])}" aria-label="{w["Card table"]}">'
-        f'\n  {ctx.get("extra_panels") or ""}\n  \n{ctx["status_bar"]}\n  {note}\n  {next_deal}\n  {take_back}\n'
-        f'\n  \n  {board["deal_result"]}\n'
-        f'\n  \n  {board["seat_list"]}\n'
-        f'\n  \n  {lobby}\n'
-        f'\n  \n  {board["felt"]}\n'
-        f'\n  \n  {game_over}\n'
-        f'\n  \n  {ctx["hand_panel"]}\n  {sheet}\n</section>\n'
-    )
+    return "".join([
+        encode(f'\n<section id="table" class="table mode-{mode}" data-version="{version}" data-mode="{mode}"'
+               f'\n         data-my-turn="{"true" if ctx["my_turn"] else "false"}" data-turn-title="● {w["Your turn"]}"'
+               f'\n         data-announce="{escape(ctx["status_text"])}" aria-label="{w["Card table"]}">'
+               f'\n  {ctx.get("extra_panels") or ""}\n  \n{ctx["status_bar"]}\n  {note}\n  {next_deal}\n  {take_back}\n'
+               f'\n  \n  '),
+        board["deal_result"],
+        encode("\n\n  \n  "),
+        board["seat_list"],
+        encode(f"\n\n  \n  {lobby}\n\n  \n  "),
+        board["felt"],
+        encode(f'\n\n  \n  {game_over}\n\n  \n  {ctx["hand_panel"]}\n  '),
+        board["score_sheet"] if ctx.get("score_sheet") else "",
+        encode("\n</section>\n"),
+    ])

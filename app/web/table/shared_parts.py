@@ -43,7 +43,7 @@ from app.web.table.render import (
 )
 from app.web.table.score_sheet import score_rows
 from app.web.table.seat_row import seat_list, seat_stats
-from app.web.table.viewer_marks import for_viewer, viewer
+from app.web.table.viewer_marks import Marked, viewer
 
 TEMPLATE = "table/shared.html"
 
@@ -67,11 +67,19 @@ class SharedParts:
         return "".join([*self.stats.values(), self.trick, self.last_trick, self.last_trick_small,
                         self.finals, self.score_sheet, self.seat_list, self.deal_result, self.felt])
 
-    def for_viewer(self, me: int | None, host: int | None) -> dict[str, Markup]:
-        """The parts with marks, as the viewer at seat `me` sees them."""
-        return {"seat_list": for_viewer(self.seat_list, me, host),
-                "deal_result": for_viewer(self.deal_result, me, host),
-                "felt": for_viewer(self.felt, me, host)}
+    @functools.cached_property
+    def board(self) -> dict[str, Marked]:
+        """The parts a seat's table places, split at their marks once (and escaped for JSON)."""
+        return {"seat_list": Marked(self.seat_list), "deal_result": Marked(self.deal_result),
+                "felt": Marked(self.felt), "score_sheet": Marked(self.score_sheet)}
+
+    def for_viewer(self, me: int | None, host: int | None) -> dict[str, str]:
+        """The parts a seat's table places, as the viewer at seat `me` reads them."""
+        return {name: part.for_viewer(me, host) for name, part in self.board.items()}
+
+    def json_for_viewer(self, me: int | None, host: int | None) -> dict[str, str]:
+        """The same, escaped for a JSON string (a push)."""
+        return {name: part.json_for_viewer(me, host) for name, part in self.board.items()}
 
 
 StateKey = tuple[int, int, int]

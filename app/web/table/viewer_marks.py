@@ -2,13 +2,19 @@
 
 A shared part (app/web/table/shared_parts.py) is rendered once for all the seats of a table;
 where it says "you took the trick" to one player and "Anna took the trick" to the others, it
-holds every version, marked with the seat it is about (`viewer`), and `for_viewer` keeps the
-one a given viewer gets: a string operation per seat, not a rendering.
+holds every version, marked with the seat it is about (`viewer`), and `Marked.for_viewer`
+keeps the one a given viewer gets: a join of pieces per seat, not a rendering.
+
+`Marked` splits a shared part at its marks once per look, and escapes the pieces for a JSON
+string once too (a push sends each seat's table as one): a seat's copy is a join of pieces, in
+HTML for a page and escaped for a push. Escaping for JSON works character by character, so the
+escaped pieces joined are the escaped whole, the very string `json.dumps` would make.
 """
 
 from __future__ import annotations
 
 import re
+from json.encoder import encode_basestring_ascii
 
 from markupsafe import Markup, escape
 
@@ -27,17 +33,43 @@ def viewer(seat: int, me: str = "", seated: str = "", watching: str | None = Non
     return Markup(f"\x01{int(seat)}\x02{mine}\x03{hosts}\x03{others}\x03{watchers}\x04")
 
 
-def for_viewer(html: str, me: int | None, host: int | None) -> Markup:
-    """`html` with each `viewer()` mark replaced by what the viewer at seat `me` (None: a
-    spectator; `host`: the room's host seat) gets."""
-    if "\x01" not in html:
-        return Markup(html)
+def json_escaped(text: str) -> str:
+    """`text` escaped as in a JSON string (as `json.dumps` does it), without the quotes."""
+    return encode_basestring_ascii(text)[1:-1]
 
-    def shown(mark: re.Match[str]) -> str:
-        if me is None:
-            return mark[5]
-        if int(mark[1]) == me:
-            return mark[2]
-        return mark[3] if me == host else mark[4]
 
-    return Markup(_MARK.sub(shown, html))
+Reading = tuple[str, str, str, str]  # a mark's text for (its own seat, the host, another seat, a spectator)
+
+
+class Marked:
+    """A shared part split at its `viewer()` marks, in HTML and escaped for JSON."""
+
+    __slots__ = ("html", "json_marks", "json_texts", "marks", "texts")
+
+    def __init__(self, html: str) -> None:
+        self.html = Markup(html)
+        split = _MARK.split(html)  # text, then five groups per mark, then text...
+        self.texts: list[str] = split[::6]
+        self.marks: list[tuple[int, Reading]] = [
+            (int(split[i]), (split[i + 1], split[i + 2], split[i + 3], split[i + 4])) for i in range(1, len(split), 6)]
+        self.json_texts = [json_escaped(t) for t in self.texts]
+        self.json_marks = [(seat, (json_escaped(a), json_escaped(b), json_escaped(c), json_escaped(d)))
+                           for seat, (a, b, c, d) in self.marks]
+
+    def for_viewer(self, me: int | None, host: int | None) -> Markup:
+        """As the viewer at seat `me` (None: a spectator) reads it, in HTML."""
+        return Markup(_joined(self.texts, self.marks, me, host))
+
+    def json_for_viewer(self, me: int | None, host: int | None) -> str:
+        """The same, escaped for a JSON string."""
+        return _joined(self.json_texts, self.json_marks, me, host)
+
+
+def _joined(texts: list[str], marks: list[tuple[int, Reading]], me: int | None, host: int | None) -> str:
+    if not marks:
+        return texts[0]
+    out = [texts[0]]
+    for (seat, reading), text in zip(marks, texts[1:], strict=True):
+        out.append(reading[3] if me is None else reading[0] if seat == me else reading[1] if me == host else reading[2])
+        out.append(text)
+    return "".join(out)
