@@ -489,6 +489,13 @@ class Game:
 
         return build_view(self, seat)
 
+    def seat_view(self, seat: int | None) -> dict[str, Any]:
+        """The part of `view(seat)` that is the seat's own: `seat`, `hand`, `legal` and
+        `why_not`; every other entry is the same in every seat's view as in `view(None)`."""
+        from app.rules.view import seat_view
+
+        return seat_view(self, seat)
+
     def to_json(self) -> dict[str, Any]:
         """Configuration plus the log: restoring replays the log exactly."""
         return {

@@ -71,19 +71,8 @@ class Game(Protocol):
 
 def build_view(game: Game, seat: int | None) -> dict[str, Any]:
     """JSON-serialisable view for ``seat`` (None: a spectator, who sees no hand)."""
-    if seat is not None and not 0 <= seat < game.players:
-        raise ValueError(f"seat: 0 to {game.players - 1}, not {seat}")
+    own = seat_view(game, seat)
     r = game.ruleset
-    own_turn = seat is not None and seat == game.to_act
-    hand = list(game.hands[seat]) if seat is not None else []
-    legal = [a.text for a in game.legal_actions()] if own_turn else []
-    why_not: dict[str, str] = {}
-    if own_turn and game.phase == "play":
-        allowed = set(legal)
-        for card in dict.fromkeys(hand):
-            text = play_one(card).text
-            if text not in allowed:
-                why_not[card] = game.check(text) or ""
     last_deal = game.last_deal
     return {
         "preset": r.name,
@@ -95,7 +84,7 @@ def build_view(game: Game, seat: int | None) -> dict[str, Any]:
         "dealer": game.dealer,
         "forehand": game.forehand,
         "to_act": game.to_act,
-        "hand": hand,
+        "hand": own["hand"],
         "hand_counts": [len(h) for h in game.hands],
         "trick": game.trick.as_dict() if game.trick is not None else None,
         "last_trick": game.last_trick.as_dict() if game.last_trick is not None else None,
@@ -104,8 +93,8 @@ def build_view(game: Game, seat: int | None) -> dict[str, Any]:
         "agurk": list(game.agurk),
         "out": list(game.out),
         "active": game.active,
-        "legal": legal,
-        "why_not": why_not,
+        "legal": own["legal"],
+        "why_not": own["why_not"],
         "exchange": {
             "max": game.exchange_limit if game.phase == "exchange" else None,
             "done": [{"seat": s, "count": n} for s, n in game.exchanges],
@@ -118,3 +107,21 @@ def build_view(game: Game, seat: int | None) -> dict[str, Any]:
         "over": game.over,
         "ranking": list(game.ranking) if game.ranking is not None else None,
     }
+
+
+def seat_view(game: Game, seat: int | None) -> dict[str, Any]:
+    """What of ``build_view(game, seat)`` is the seat's own (the rest is the same for every
+    viewer): its seat, its hand, its legal actions and why each other card cannot be played."""
+    if seat is not None and not 0 <= seat < game.players:
+        raise ValueError(f"seat: 0 to {game.players - 1}, not {seat}")
+    own_turn = seat is not None and seat == game.to_act
+    hand = list(game.hands[seat]) if seat is not None else []
+    legal = [a.text for a in game.legal_actions()] if own_turn else []
+    why_not: dict[str, str] = {}
+    if own_turn and game.phase == "play":
+        allowed = set(legal)
+        for card in dict.fromkeys(hand):
+            text = play_one(card).text
+            if text not in allowed:
+                why_not[card] = game.check(text) or ""
+    return {"seat": seat, "hand": hand, "legal": legal, "why_not": why_not}

@@ -55,8 +55,11 @@ def strings(value: object) -> set[str]:
 
 def hidden_cards_absent(g: Game) -> None:
     deck_counts = Counter(card_table(g.ruleset).deck)
+    public = g.view(None)
     for seat in [None, *range(g.players)]:
         view = g.view(seat)
+        # only the seat's own part differs from what a spectator sees (the table builds it so)
+        assert view == {**public, **g.seat_view(seat)}, seat
         # earlier deals' public results (penalty piles, last deal) may name reshuffled cards
         current = {k: v for k, v in view.items() if k not in ("penalty_cards", "last_deal")}
         words = strings(current)

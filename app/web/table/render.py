@@ -1,7 +1,9 @@
 """Rendering: a seat's view of a room becomes a table model, then HTML (named template blocks).
 
 Everything here is built from `game.view(seat)` only (plus public seat names and presence), so
-nothing hidden from that seat can reach its page.
+nothing hidden from that seat can reach its page: made once per look as `game.view(None)`, what
+every viewer shares, with each seat's own part (`game.seat_view(seat)`: its hand, its legal
+actions) laid over it.
 """
 
 from __future__ import annotations
@@ -181,7 +183,9 @@ def table_context(room: LiveRoom, seat: int | None, public: dict[str, Any] | Non
     if public is None:
         public = public_context(room)
     g = room.game
-    view: dict[str, Any] | None = public["public_view"] if seat is None else g.view(seat) if g is not None else None
+    view: dict[str, Any] | None = public["public_view"]
+    if view is not None and g is not None and seat is not None:  # the seat's own view: what all share, its own part
+        view = {**view, **g.seat_view(seat)}
     me = seat if seat is not None and seat in room.seats else None
     ctx: dict[str, Any] = {
         **public,
