@@ -82,6 +82,8 @@ class RoomState:
         # Seats that said yes to a rematch since the last game ended (the "ready" vote).
         self.ready: set[int] = set()
         self._timer_task: asyncio.Task[None] | None = None
+        self._timer_moment = 0.0  # when the timer task wakes next
+        self._timer_due: tuple[float, str, int] = (0.0, "turn", version)  # armed last: (moment, kind, version)
         now = manager.clock.now()
         for s in self.seats.values():
             self.absent_since[s.seat] = now

@@ -55,21 +55,34 @@ class RoomTimers(RoomMessages):
         return min(moments) if moments else None
 
     def arm(self) -> None:
-        """(Re)start the timer task for the earliest moment due (idempotent, cheap)."""
+        """(Re)start the timer for the earliest moment due (idempotent, cheap). A timer asleep
+        until an earlier moment is kept: it wakes then and sleeps on until the moment armed last
+        (a move puts the turn's deadline later: no new task per move)."""
+        due = self.next_moment()
         old = self._timer_task
-        if old is not None and not old.done() and old is not asyncio.current_task():
+        running = old is not None and not old.done() and old is not asyncio.current_task()
+        if due is not None:
+            self._timer_due = (due[0], due[1], self.version)
+            if running and self._timer_moment <= due[0]:
+                return
+        if running:
+            assert old is not None
             old.cancel()
         self._timer_task = None
-        due = self.next_moment()
         if due is None:
             return
+        self._timer_moment = due[0]
         with contextlib.suppress(RuntimeError):  # no running loop (a room loaded outside one)
-            self._timer_task = asyncio.get_running_loop().create_task(
-                self._fire(due[0], due[1], self.version), name=f"timer-{self.slug}"
-            )
+            self._timer_task = asyncio.get_running_loop().create_task(self._fire(due[0]), name=f"timer-{self.slug}")
 
-    async def _fire(self, moment: float, kind: str, version: int) -> None:
-        await self.manager.clock.sleep_until(moment)
+    async def _fire(self, moment: float) -> None:
+        clock = self.manager.clock
+        while True:
+            await clock.sleep_until(moment)
+            at, kind, version = self._timer_due  # what was armed last, for the version then
+            if at <= moment:
+                break
+            moment = self._timer_moment = at
         try:
             if kind == "turn":
                 await self.expire_turn(version)
@@ -88,7 +101,7 @@ class RoomTimers(RoomMessages):
         super().publish()  # show what is due now (the "Let a bot play" button), without re-arming
         upcoming = self.next_moment()
         # look again, but never retry a moment that passed without any change in a loop
-        if upcoming is not None and (upcoming[0] > self.manager.clock.now() or self.version != version):
+        if upcoming is not None and (upcoming[0] > clock.now() or self.version != version):
             self.arm()
 
     async def stop_timers(self) -> None:

@@ -3,6 +3,7 @@ manager's clock, so these tests move time by hand instead of waiting real second
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -39,4 +40,32 @@ async def test_an_absent_seat_goes_to_a_bot_only_after_the_takeover_delay(tmp_pa
     assert room.can_hand_to_bot(away)
     await room.hand_to_bot(room.host, away)
     assert room.seats[away].botted and room.version == version + 1
+    await manager.stop()
+
+
+async def test_moves_keep_one_sleeping_timer_that_still_ends_the_turn_on_time(tmp_path: Path) -> None:
+    """A move puts the turn's deadline later: the timer asleep until the earlier deadline is
+    kept (no task per move); it wakes, sleeps on until the deadline now due, and then a bot
+    plays for the seat that ran out of time, not a moment before."""
+    clock = FakeClock(start=1_000_000.0)
+    manager = manager_on(clock, tmp_path, takeover_seconds=3600.0, bot_delay=1.0)
+    room = await manager.create_table(preset="gurka-night", options={}, names=NAMES, dealer=0, turn_seconds=30)
+    timer = room._timer_task
+    assert timer is not None
+    for _ in range(4):
+        clock.advance(10.0)  # each move well inside the turn's 30 s
+        seat = room.game.to_act
+        await room.act(seat, room.game.view(seat)["legal"][0], room.version)
+        assert room._timer_task is timer, "a move replaced the sleeping timer"
+    version = room.version
+    clock.advance(29.0)
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert room.version == version, "the turn ended before its 30 s"
+    clock.advance(1.5)
+    for _ in range(50):
+        if room.version > version:
+            break
+        await asyncio.sleep(0.01)
+    assert room.version == version + 1 and "Time" in (room.time_note or "")
     await manager.stop()
