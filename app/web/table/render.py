@@ -220,14 +220,10 @@ def table_context(room: LiveRoom, seat: int | None, public: dict[str, Any] | Non
         mode = "rassi"
     else:
         mode = "watch"
-    hand = []
-    for code in view.get("hand") or []:
-        hand.append({
-            "code": code,
-            "playable": my_turn and phase == "play" and code in singles,
-            "in_set": my_turn and phase == "play" and any(code in a.split()[1:] for a in legal),
-            "why": why_not.get(code) if my_turn and phase == "play" else None,
-        })
+    playing = my_turn and phase == "play"
+    in_plays = {c for a in legal for c in a.split()[1:]} if playing else set()  # the cards some play holds
+    hand = [{"code": code, "playable": playing and code in singles, "in_set": code in in_plays,
+             "why": why_not.get(code) if playing else None} for code in view.get("hand") or []]
     if mode == "select" and len(legal) == 1 and legal[0].startswith("play "):
         # one possible play (a set to follow with your lowest cards, say): select it already
         wanted = legal[0].split()[1:]

@@ -61,17 +61,13 @@ class SharedParts:
     deal_result: Markup  # the last deal's result, its final cards included
     felt: Markup  # the trick, the last trick, or what happened before the first
     public: dict[str, Any]  # the public table model they show
+    # the parts a seat's table places, split at their marks (and escaped for JSON) once
+    board: dict[str, Marked] = field(default_factory=dict)
 
     def html(self) -> str:
         """Every part together (what a test scans for hidden cards)."""
         return "".join([*self.stats.values(), self.trick, self.last_trick, self.last_trick_small,
                         self.finals, self.score_sheet, self.seat_list, self.deal_result, self.felt])
-
-    @functools.cached_property
-    def board(self) -> dict[str, Marked]:
-        """The parts a seat's table places, split at their marks once (and escaped for JSON)."""
-        return {"seat_list": Marked(self.seat_list), "deal_result": Marked(self.deal_result),
-                "felt": Marked(self.felt), "score_sheet": Marked(self.score_sheet)}
 
     def for_viewer(self, me: int | None, host: int | None) -> dict[str, str]:
         """The parts a seat's table places, as the viewer at seat `me` reads them."""
@@ -148,6 +144,15 @@ class Drawn:
     sheet: tuple[SheetKey, Markup] | None = None
     parts: dict[tuple[Any, ...], Markup] = field(default_factory=dict)  # those shown last time
     now: dict[tuple[Any, ...], Markup] = field(default_factory=dict)  # those shown this time
+    marked: dict[tuple[str, str], Marked] = field(default_factory=dict)  # (language, part): as split last
+
+    def split(self, name: str, html: str) -> Marked:
+        """The part `name` split at its marks, split again only if it shows something else."""
+        key = (current_language(), name)
+        kept = self.marked.get(key)
+        if kept is None or kept.html != html:
+            kept = self.marked[key] = Marked(html)
+        return kept
 
     def part(self, key: tuple[Any, ...], draw: Callable[[], Markup]) -> Markup:
         """The part `key` names (all it shows), drawn by `draw` only if it was not shown last
@@ -207,7 +212,9 @@ def render_shared(templates: Jinja2Templates, room: LiveRoom, drawn: Drawn) -> S
     # the parts above are placed in these, which hold viewer marks
     seats = seat_list(ctx["seats"], parts["stats"], room.version, room.status == "lobby", ctx["turn_left"])
     felt = felt_html(view, parts, ctx["names"], _lead_seat(room, view), before)
-    return SharedParts(**parts, seat_list=seats, deal_result=deal_result, felt=felt, public=public)
+    board = {"seat_list": drawn.split("seat_list", seats), "deal_result": drawn.split("deal_result", deal_result),
+             "felt": drawn.split("felt", felt), "score_sheet": drawn.split("score_sheet", parts["score_sheet"])}
+    return SharedParts(**parts, seat_list=seats, deal_result=deal_result, felt=felt, public=public, board=board)
 
 
 def _part(templates: Jinja2Templates, block: str, ctx: dict[str, Any], **more: Any) -> Markup:
