@@ -58,7 +58,10 @@ def test_an_online_round_with_bots_is_recorded_automatically(client) -> None:
     deadline = time.monotonic() + 25
     while time.monotonic() < deadline:
         live = client.get(f"{url}/live").text
-        if "Base round 2 of 16" in live:
+        with session_scope(client.app.state.engine) as session:
+            opened = store.get_night(session, night_id=night_id).state["rooms"]
+        # the round is recorded (the live page moves on), then the next round's rooms open
+        if "Base round 2 of 16" in live and "base-2-vinder" in opened:
             break
         time.sleep(0.2)
     else:

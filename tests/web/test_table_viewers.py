@@ -9,11 +9,13 @@ import random
 import re
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 from markupsafe import Markup
 
 from app.i18n import _, use_language
-from app.web.table.viewer_marks import Marked, viewer
+from app.web.table import viewer_marks
+from app.web.table.viewer_marks import Marked, _escaped_each, json_escaped, viewer
 from tests.web.test_room_protocol import start, three_players
 from tests.web.test_turn_timer import settle
 
@@ -113,10 +115,26 @@ def test_a_mark_gives_each_kind_of_viewer_its_words_and_escapes_them() -> None:
 
 def test_a_part_escaped_for_json_piece_by_piece_is_the_whole_escaped() -> None:
     """A push joins pieces escaped once: the same string json.dumps makes of the whole."""
-    mark = viewer(0, me='<b>"you"</b> ♥', seated="Dóra \\u0001 𝄞", watching="\n\t")
+    mark = viewer(0, me='<b>"you"</b> ♥\\', seated="Dóra \\u0001 \\u0000 \\\\u0000 𝄞", watching="\n\t\\")
     two = viewer(2, me="ÿ", seated="\\", host="\"")
     part = Marked(Markup('<p class="x">\u00e9') + mark + Markup("\\ mid \x7f") + two + Markup("</p>\n"))
     for me, host in ((0, 2), (2, 2), (1, 2), (1, 1), (None, 0)):
         escaped = part.json_for_viewer(me, host)
         assert f'"{escaped}"' == json.dumps(str(part.for_viewer(me, host)))
         assert json.loads(f'"{escaped}"') == part.for_viewer(me, host)
+
+
+def test_pieces_escaped_in_one_call_are_each_escaped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pieces are escaped joined by a NUL and cut again: a piece's own backslashes and its
+    text "\\u0000" must not cut it, and a NUL in a piece falls back to one call per piece."""
+    pieces = ["a\\", "\\u0000", "", "x\\\\u0000y", "\\", 'é\n"', "\\\\"]
+    calls: list[str] = []
+
+    def counted(text: str) -> str:
+        calls.append(text)
+        return json_escaped(text)
+
+    monkeypatch.setattr(viewer_marks, "json_escaped", counted)
+    assert _escaped_each(pieces) == [json_escaped(p) for p in pieces]
+    assert len(calls) == 1, "the pieces were not escaped in one call"
+    assert _escaped_each(["a\0b", "c"]) == [json_escaped("a\0b"), "c"]

@@ -72,7 +72,7 @@ def install(app: FastAPI) -> None:
         return
 
     def club_table_panel(room: LiveRoom, seat: int | None) -> str:
-        return panel_html(app, room, seat)
+        return panel_html(app, room, seat) if room.club_table else ""  # a night's rooms are club tables
 
     panels.append(club_table_panel)
 

@@ -48,13 +48,9 @@ class Marked:
 
     def __init__(self, html: str) -> None:
         self.html = Markup(html)
-        split = _MARK.split(html)  # text, then five groups per mark, then text...
-        self.texts: list[str] = split[::6]
-        self.marks: list[tuple[int, Reading]] = [
-            (int(split[i]), (split[i + 1], split[i + 2], split[i + 3], split[i + 4])) for i in range(1, len(split), 6)]
-        self.json_texts = [json_escaped(t) for t in self.texts]
-        self.json_marks = [(seat, (json_escaped(a), json_escaped(b), json_escaped(c), json_escaped(d)))
-                           for seat, (a, b, c, d) in self.marks]
+        split = _MARK.split(html)  # text, then five groups per mark (the seat, four readings), then text...
+        self.texts, self.marks = _structure(split)
+        self.json_texts, self.json_marks = _structure(_escaped_each(split))
 
     def for_viewer(self, me: int | None, host: int | None) -> Markup:
         """As the viewer at seat `me` (None: a spectator) reads it, in HTML."""
@@ -63,6 +59,31 @@ class Marked:
     def json_for_viewer(self, me: int | None, host: int | None) -> str:
         """The same, escaped for a JSON string."""
         return _joined(self.json_texts, self.json_marks, me, host)
+
+
+def _structure(split: list[str]) -> tuple[list[str], list[tuple[int, Reading]]]:
+    """A split part's texts and marks (seat, readings)."""
+    marks = [(int(split[i]), (split[i + 1], split[i + 2], split[i + 3], split[i + 4])) for i in range(1, len(split), 6)]
+    return split[::6], marks
+
+
+_ESCAPED_NUL = "\\u0000"
+
+
+def _escaped_each(pieces: list[str]) -> list[str]:
+    """Each piece escaped for a JSON string, in one call: the pieces joined by a NUL (no
+    rendered text holds one), escaped, then cut where the NUL's escape is one. A piece's own
+    text "\\u0000" escapes to "\\\\u0000": a cut after an odd number of backslashes is inside
+    such a text, and is undone."""
+    out: list[str] = []
+    for cut in json_escaped("\0".join(pieces)).split(_ESCAPED_NUL):
+        if out and (len(out[-1]) - len(out[-1].rstrip("\\"))) % 2:
+            out[-1] += _ESCAPED_NUL + cut
+        else:
+            out.append(cut)
+    if len(out) != len(pieces):  # a NUL in a piece after all: one call per piece
+        return [json_escaped(p) for p in pieces]
+    return out
 
 
 def _joined(texts: list[str], marks: list[tuple[int, Reading]], me: int | None, host: int | None) -> str:
