@@ -9,6 +9,7 @@ only the seats' presence marks, unless it changes more than the marks (see `show
 
 from __future__ import annotations
 
+import itertools
 import json
 
 from app.i18n import current_language, say, use_language
@@ -16,6 +17,7 @@ from app.rooms.hub import Connection
 from app.rooms.presence import RoomPresence
 
 FrameKey = tuple[int | None, str]  # (seat, language)
+_ROUNDS = itertools.count(1)  # publish() rounds, numbered across rooms
 
 
 class RoomPublishing(RoomPresence):
@@ -46,11 +48,15 @@ class RoomPublishing(RoomPresence):
         """Offer every live connection its own full table (rendered once per seat and language)."""
         self.shown_handovers = self.handovers()
         frames: dict[FrameKey, str] = {}
-        for conn in self.live_connections():
-            key = (conn.seat, conn.lang)
-            if key not in frames:
-                frames[key] = self.table_frame(*key)
-            self.offer(conn, frames[key])
+        self.publishing = next(_ROUNDS)  # one round: nothing changes the room while it renders
+        try:
+            for conn in self.live_connections():
+                key = (conn.seat, conn.lang)
+                if key not in frames:
+                    frames[key] = self.table_frame(*key)
+                self.offer(conn, frames[key])
+        finally:
+            self.publishing = None
 
     def show_presence(self) -> None:
         """Presence changed (coalesced): send only the presence marks when that is all that

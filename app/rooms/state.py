@@ -71,6 +71,8 @@ class RoomState:
         # small presence updates; the "Let a bot play" buttons shown by the last full push.
         self.presence = PresenceCoalescer(self.show_presence)
         self.shown_handovers: frozenset[int] = frozenset()
+        # while publish() renders every connection's table: which round (None: not publishing)
+        self.publishing: int | None = None
         # Timers (see `timers`): seconds a human may take per move (0: no turn timer), when the
         # current version was reached (the turn's start, stored as its event's time), each seat's
         # timeouts in a row, and the last "Time: …" note shown on the table.

@@ -13,7 +13,8 @@ from fastapi.testclient import TestClient
 from app.i18n import use_language
 from app.main import create_app
 from app.web.state import seat_table_context
-from app.web.table.shared_parts import Drawn, render_shared
+from app.web.table import shared_parts
+from app.web.table.shared_parts import Drawn, look_key, render_shared
 from tests.conftest import make_settings
 from tests.web.test_room_protocol import play_one, start, three_players
 from tests.web.test_turn_timer import settle
@@ -51,16 +52,25 @@ def test_the_shared_parts_show_no_hand_and_no_stock_card(web: TestClient) -> Non
     assert shown_cards > 0, "the shared parts did show public cards (tricks, penalties)"
 
 
-def test_the_shared_parts_are_rendered_once_per_version_for_every_seat(web: TestClient) -> None:
+def test_the_shared_parts_are_rendered_once_per_version_for_every_seat(web: TestClient,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     _slug, room, players = three_players(web, target="12")
     start(players, room)
     spectator = Player(web, room.slug, None).connect()
     spectator.recv_table()
     cache = web.app.state.shared_parts  # type: ignore[attr-defined]
     before = cache.renders
+    looked: list[object] = []
+
+    def counted(r: object) -> object:
+        looked.append(r)
+        return look_key(r)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(shared_parts, "look_key", counted)
     play_one(players, room, random.Random(2))
     spectator.recv_table()
     assert cache.renders == before + 1  # three seats and a spectator: one rendering of the shared parts
+    assert len(looked) == 1, "the room's look was worked out again for a seat of the same push"
 
 
 def test_a_seat_coming_and_going_sends_the_others_only_the_presence_marks(slow_takeover: TestClient) -> None:

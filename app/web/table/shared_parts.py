@@ -101,6 +101,7 @@ class Look:
 
     key: tuple[Any, ...]
     parts: dict[str, SharedParts] = field(default_factory=dict)
+    round: int | None = None  # the room's publish round it was last looked up in (one look per round)
 
 
 class SharedPartsCache:
@@ -115,12 +116,15 @@ class SharedPartsCache:
 
     def get(self, room: LiveRoom, lang: str) -> SharedParts:
         """`room`'s shared parts in `lang` (rendered in the current language: the caller's)."""
-        key = (state_key(room), look_key(room))
         entry = self._rooms.get(room)
-        if entry is None:
-            entry = self._rooms[room] = Look(key)
-        elif entry.key != key:
-            entry.key, entry.parts = key, {}  # in place: a weak dictionary's store is dear
+        publishing = room.publishing
+        if entry is None or publishing is None or entry.round != publishing:  # else: the look of this round
+            key = (state_key(room), look_key(room))
+            if entry is None:
+                entry = self._rooms[room] = Look(key)
+            elif entry.key != key:
+                entry.key, entry.parts = key, {}  # in place: a weak dictionary's store is dear
+            entry.round = publishing
         parts = entry.parts.get(lang)
         if parts is None:
             drawn = self._drawn.get(room)
