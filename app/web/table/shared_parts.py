@@ -61,8 +61,7 @@ class SharedParts:
     deal_result: Markup  # the last deal's result, its final cards included
     felt: Markup  # the trick, the last trick, or what happened before the first
     public: dict[str, Any]  # the public table model they show
-    # the parts a seat's table places, split at their marks (and escaped for JSON) once
-    board: dict[str, Marked] = field(default_factory=dict)
+    board: dict[str, Marked]  # the parts a seat's table places, split at their marks (and escaped for JSON) once
 
     def html(self) -> str:
         """Every part together (what a test scans for hidden cards)."""
