@@ -1,0 +1,189 @@
+"""What a table push costs to render, in process: whole games played through the rooms' own
+action path, every frame each seat and a spectator would be pushed, timed and fingerprinted.
+
+    python bench/render_bench.py                 # microseconds of rendering per push
+    python bench/render_bench.py --digest        # also a fingerprint of every frame
+    python bench/render_bench.py --dump DIR      # every frame as a file (to diff two versions)
+
+Seven games (all five presets, kurkku with exchange, three to five seats, names with markup,
+backslashes and non-ASCII), deals from a seeded shuffle, the clock standing still: the frames
+are the same on every run of the same code, so the fingerprint shows whether a change to the
+rendering changed any byte a browser gets. A push is timed as the room renders it: every
+connection's table (by default each seat in one of four languages, and a spectator), the
+shared parts once per language. `--games gurka-night --lang en --no-spectator --rounds 20` is
+the push bench/ws_load.py makes: three seats reading English.
+
+Not a test: it measures; the tests check what the frames say.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import hashlib
+import pstats
+import random
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from app.main import create_app
+from app.rooms.clock import FakeClock
+from app.rooms.room import LiveRoom
+from app.settings import Settings
+
+LANGS = ("da", "en", "fi", "is")
+
+
+@dataclass(frozen=True)
+class Game:
+    preset: str
+    names: tuple[str, ...]
+    options: dict[str, Any]
+    seed: int
+
+
+GAMES = (
+    Game("gurka-night", ("Anna", "Bo <b>", "Cai"), {}, 1),
+    Game("gurka-is", ("Ásta", "Björn", "Dóra", "Eiður"), {}, 2),
+    Game("vidivellir", ("Vé", "Ví\\u0001", "Vili"), {}, 3),
+    Game("kurkku", ("Aino", "Eero", "Ilmari", "Oona", "Urho"), {}, 4),
+    Game("kurkku", ("Aino", "Eero & co", "Ilmari"), {"exchange": True}, 5),
+    Game("rassi", ("Rasmus", "Rikke", "Rune", "Ræv"), {}, 6),
+    Game("gurka-night", ("Ann's", 'Bo "B"', "Cai", "Dag"), {"target": 12}, 7),
+)
+
+
+class Viewer:
+    """A connection as the room sees it (a seat, None for a spectator, and a language) that
+    keeps every frame it is offered."""
+
+    def __init__(self, seat: int | None, lang: str, token_hash: str | None, frames: list[str]) -> None:
+        self.seat, self.lang, self.token_hash, self.closed = seat, lang, token_hash, False
+        self.frames = frames
+
+    def offer(self, frame: str) -> bool:
+        self.frames.append(frame)
+        return True
+
+    async def stop(self) -> None:
+        self.closed = True
+
+
+class Timed:
+    """Times every push of the rooms (`LiveRoom.publish`), and profiles it if asked."""
+
+    def __init__(self, profile: cProfile.Profile | None) -> None:
+        self.times: list[float] = []
+        self.profile = profile
+
+    def install(self) -> None:
+        publish = LiveRoom.publish
+        timed = self
+
+        def timed_publish(room: LiveRoom) -> None:
+            t0 = time.perf_counter()
+            if timed.profile is not None:
+                timed.profile.enable()
+            try:
+                publish(room)
+            finally:
+                if timed.profile is not None:
+                    timed.profile.disable()
+                timed.times.append(time.perf_counter() - t0)
+
+        LiveRoom.publish = timed_publish  # type: ignore[method-assign]
+
+
+async def play(app: Any, spec: Game, rng: random.Random, frames: list[str], *, lang: str | None,
+               spectator: bool) -> None:
+    from app.rooms.tokens import hash_token
+
+    manager = app.state.rooms
+    room, token = await manager.create_room(preset=spec.preset, options=spec.options, seats=len(spec.names),
+                                            host_name=spec.names[0])
+    tokens = [token]
+    for name in spec.names[1:]:
+        _seat, t = await room.join(name)
+        tokens.append(t)
+    room.rng = random.Random(spec.seed)
+    langs = (lang,) if lang else LANGS
+    viewers = [Viewer(i, langs[i % len(langs)], hash_token(t), frames) for i, t in enumerate(tokens)]
+    if spectator:
+        viewers.append(Viewer(None, langs[0], None, frames))
+    for v in viewers:
+        v.seat = room.seat_of(v.token_hash) if v.token_hash else None
+        room.connections.add(v)  # type: ignore[arg-type]
+    await room.start(0, dealer=0)
+    moves = 0
+    while room.game is not None and not room.game.over and moves < 2000:
+        g = room.game
+        moves += 1
+        if g.to_act is None:
+            await room.deal_next(room.version, by=0)
+            continue
+        action = rng.choice([str(a) for a in g.legal_actions()])
+        await room.act(g.to_act, action, room.version)
+    room.connections.clear()
+
+
+async def play_all(app: Any, args: argparse.Namespace, frames: list[str]) -> None:
+    rng = random.Random(args.seed)
+    for _ in range(args.rounds):
+        for spec in GAMES if args.games == "all" else [g for g in GAMES if g.preset == args.games][:1]:
+            await play(app, spec, rng, frames, lang=args.lang, spectator=not args.no_spectator)
+
+
+def run(args: argparse.Namespace) -> None:
+    from fastapi.testclient import TestClient
+
+    frames: list[str] = []
+    profile = cProfile.Profile() if args.profile else None
+    timer = Timed(profile)
+    timer.install()
+    with tempfile.TemporaryDirectory(prefix="gurka-render-") as tmp:
+        settings = Settings(database_url=f"sqlite:///{tmp}/render.db", bot_delay=0.0, secret_key="bench",
+                            deal_pause=2.0)
+        app = create_app(settings, clock=FakeClock(start=1_800_000_000.0))
+        with TestClient(app) as client:
+            client.portal.call(play_all, app, args, frames)
+    timed = sorted(timer.times)
+    pushes = len(timed)
+    mean = sum(timed) / len(timed)
+    print(f"{pushes} pushes, {len(frames) / max(1, pushes):.1f} frames each: {mean * 1e6:.0f} us per push "
+          f"(median {timed[len(timed) // 2] * 1e6:.0f} us), {sum(map(len, frames)) // len(frames)} bytes per frame")
+    if profile is not None:
+        pstats.Stats(profile).sort_stats("tottime").print_stats(args.profile)
+    if args.digest or args.dump:
+        digest = hashlib.sha256("\0".join(frames).encode()).hexdigest()
+        print(f"frames: {len(frames)}, sha256 {digest}")
+    if args.dump:
+        out = Path(args.dump)
+        out.mkdir(parents=True, exist_ok=True)
+        for i, frame in enumerate(frames):
+            (out / f"{i:06d}.json").write_text(frame)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=1, help="times the seven games are played (default 1)")
+    parser.add_argument("--seed", type=int, default=11, help="the players' choices (default 11)")
+    parser.add_argument("--games", default="all",
+                        help="all (default), or one preset's first game (gurka-night: three seats, as ws_load)")
+    parser.add_argument("--lang", help="every viewer in this language (default: the seats in da, en, fi, is)")
+    parser.add_argument("--no-spectator", action="store_true", help="no spectator at the tables")
+    parser.add_argument("--digest", action="store_true", help="print a fingerprint of every frame")
+    parser.add_argument("--profile", type=int, default=0, metavar="N",
+                        help="profile the rendering (cProfile: it doubles the time) and show the N costliest functions")
+    parser.add_argument("--dump", help="write every frame to this folder")
+    run(parser.parse_args())
+
+
+if __name__ == "__main__":
+    main()
