@@ -119,6 +119,7 @@ async def play(app: Any, spec: Game, rng: random.Random, frames: list[str], *, l
         viewers.append(Viewer(None, langs[0], None, frames))
     for v in viewers:
         v.seat = room.seat_of(v.token_hash) if v.token_hash else None
+        v.frames = []  # each its own, in order (the room offers them in no fixed order of viewers)
         room.connections.add(v)  # type: ignore[arg-type]
     await room.start(0, dealer=0)
     moves = 0
@@ -131,6 +132,8 @@ async def play(app: Any, spec: Game, rng: random.Random, frames: list[str], *, l
         action = rng.choice([str(a) for a in g.legal_actions()])
         await room.act(g.to_act, action, room.version)
     room.connections.clear()
+    for v in viewers:
+        frames.extend(v.frames)
 
 
 async def play_all(app: Any, args: argparse.Namespace, frames: list[str]) -> None:
@@ -142,6 +145,11 @@ async def play_all(app: Any, args: argparse.Namespace, frames: list[str]) -> Non
 
 def run(args: argparse.Namespace) -> None:
     from fastapi.testclient import TestClient
+
+    from app.rooms import manager
+
+    slugs = iter(range(10**9))
+    manager.new_slug = lambda: f"room{next(slugs):08d}"  # type: ignore[assignment]  (links in the frames)
 
     frames: list[str] = []
     profile = cProfile.Profile() if args.profile else None
