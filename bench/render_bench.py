@@ -150,22 +150,31 @@ def run(args: argparse.Namespace) -> None:
 
     slugs = iter(range(10**9))
     manager.new_slug = lambda: f"room{next(slugs):08d}"  # type: ignore[assignment]  (links in the frames)
-
-    frames: list[str] = []
     profile = cProfile.Profile() if args.profile else None
     timer = Timed(profile)
     timer.install()
-    with tempfile.TemporaryDirectory(prefix="gurka-render-") as tmp:
-        settings = Settings(database_url=f"sqlite:///{tmp}/render.db", bot_delay=0.0, secret_key="bench",
-                            deal_pause=2.0)
-        app = create_app(settings, clock=FakeClock(start=1_800_000_000.0))
-        with TestClient(app) as client:
-            client.portal.call(play_all, app, args, frames)
-    timed = sorted(timer.times)
-    pushes = len(timed)
+    runs: list[list[float]] = []
+    for run in range(args.repeat):  # the same games again: each push's best time is its cost
+        frames: list[str] = []
+        slugs = iter(range(10**9))
+        timer.times = []
+        with tempfile.TemporaryDirectory(prefix="gurka-render-") as tmp:
+            settings = Settings(database_url=f"sqlite:///{tmp}/render.db", bot_delay=0.0, secret_key="bench",
+                                deal_pause=2.0)
+            app = create_app(settings, clock=FakeClock(start=1_800_000_000.0))
+            with TestClient(app) as client:
+                client.portal.call(play_all, app, args, frames)
+        runs.append(timer.times)
+        if run == 0:
+            first = frames
+    frames = first
+    best = [min(times) for times in zip(*runs, strict=True)]
+    pushes = len(best)
+    timed = sorted(best)
     mean = sum(timed) / len(timed)
     print(f"{pushes} pushes, {len(frames) / max(1, pushes):.1f} frames each: {mean * 1e6:.0f} us per push "
-          f"(median {timed[len(timed) // 2] * 1e6:.0f} us), {sum(map(len, frames)) // len(frames)} bytes per frame")
+          f"(median {timed[len(timed) // 2] * 1e6:.0f} us; the best of {args.repeat} runs each), "
+          f"{sum(map(len, frames)) // len(frames)} bytes per frame")
     if profile is not None:
         pstats.Stats(profile).sort_stats("tottime").print_stats(args.profile)
     if args.digest or args.dump:
@@ -186,6 +195,8 @@ def main() -> None:
                         help="all (default), or one preset's first game (gurka-night: three seats, as ws_load)")
     parser.add_argument("--lang", help="every viewer in this language (default: the seats in da, en, fi, is)")
     parser.add_argument("--no-spectator", action="store_true", help="no spectator at the tables")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="play the same games this many times and count each push's best time (default 1)")
     parser.add_argument("--digest", action="store_true", help="print a fingerprint of every frame")
     parser.add_argument("--profile", type=int, default=0, metavar="N",
                         help="profile the rendering (cProfile: it doubles the time) and show the N costliest functions")

@@ -16,8 +16,6 @@ Catalogs live in `locales/<lang>/LC_MESSAGES/<domain>.po`, one domain per area o
 from __future__ import annotations
 
 import contextvars
-from collections.abc import Iterator
-from contextlib import contextmanager
 from functools import cache
 from io import BytesIO
 from pathlib import Path
@@ -48,15 +46,21 @@ def current_language() -> str:
     return _current.get()
 
 
-@contextmanager
-def use_language(lang: str | None) -> Iterator[str]:
-    """Render inside in `lang` (an unknown or missing language means English)."""
-    lang = lang if lang in LANGUAGES else DEFAULT
-    token = _current.set(lang)
-    try:
-        yield lang
-    finally:
-        _current.reset(token)
+class use_language:  # (lowercase: used as a function, `with use_language(lang):`)
+    """Render inside in `lang` (an unknown or missing language means English). A class, not a
+    generator: every push enters it once per connection."""
+
+    __slots__ = ("lang", "token")
+
+    def __init__(self, lang: str | None) -> None:
+        self.lang = lang if lang in LANGUAGES else DEFAULT
+
+    def __enter__(self) -> str:
+        self.token = _current.set(self.lang)
+        return self.lang
+
+    def __exit__(self, *exc: object) -> None:
+        _current.reset(self.token)
 
 
 def negotiate(accept_language: str | None) -> str | None:

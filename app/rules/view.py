@@ -121,7 +121,7 @@ def seat_view(game: Game, seat: int | None) -> dict[str, Any]:
     if own_turn and game.phase == "play":
         allowed = set(legal)
         for card in dict.fromkeys(hand):
-            text = play_one(card).text
-            if text not in allowed:
-                why_not[card] = game.check(text) or ""
+            single = play_one(card)
+            if single.text not in allowed:
+                why_not[card] = game.check(single) or ""
     return {"seat": seat, "hand": hand, "legal": legal, "why_not": why_not}

@@ -43,53 +43,62 @@ def templates_of(app: FastAPI) -> Jinja2Templates:
     return templates
 
 
-def shared_parts_of(app: FastAPI) -> SharedPartsCache:
-    """The parts of each room's table that all its seats share, rendered once per state."""
-    cache: SharedPartsCache | None = getattr(app.state, "shared_parts", None)
-    if cache is None:
-        cache = app.state.shared_parts = SharedPartsCache(templates_of(app))
-    return cache
-
-
-def seat_table_context(app: FastAPI, room: LiveRoom, seat: int | None, *, push: bool = False) -> dict[str, Any]:
-    """One seat's table model in the current language, its whole table among it: its own
-    context, the shared parts (rendered once for all seats), its status line, status bar and
-    hand (drawn in Python) and the panels other areas add. The table, the section room.html
-    places, is `table_html`; for a push (`push`), `table_json` instead: the same escaped for a
-    JSON string, put together from shared parts escaped once for all seats."""
-    shared = shared_parts_of(app).get(room, current_language())
-    ctx = table_context(room, seat, shared.public)
-    ctx["status_text"] = status_line(ctx)
-    ctx["status_bar"] = status_bar(ctx)
-    ctx["hand_panel"] = hand_panel(ctx)
-    ctx["shared"] = shared
-    ctx["extra_panels"] = extra_panels(app, room, seat)
-    templates = templates_of(app)
-
-    def panel(block: str) -> str:
-        return render_block(templates, PANELS, block, ctx)
-
-    if push:
-        ctx["table_json"] = table_section(ctx, panel, shared.json_for_viewer(ctx["me"], room.host), json_escaped)
-    else:
-        ctx["table_html"] = Markup(table_section(ctx, panel, shared.for_viewer(ctx["me"], room.host)))
-    return ctx
-
-
 RoomPanel = Callable[[LiveRoom, "int | None"], str]
 
 
+class Tables:
+    """Every room's table as a seat (or a spectator) sees it: the room page's and each push's.
+    Wired once per app: the templates, what each room's seats share (`SharedPartsCache`) and
+    the panels other areas add (`panels`)."""
+
+    def __init__(self, templates: Jinja2Templates) -> None:
+        self.templates = templates
+        self.shared = SharedPartsCache(templates)
+        # Hook: extra HTML that other areas (the club) add to a room's table, per seat. Each
+        # panel must be cheap and in memory: it runs on every push.
+        self.panels: list[RoomPanel] = []
+
+    def context(self, room: LiveRoom, seat: int | None, *, push: bool = False) -> dict[str, Any]:
+        """One seat's table model in the current language, its whole table among it: its own
+        context, the shared parts (rendered once for all seats), its status line, status bar
+        and hand (drawn in Python) and the panels other areas add. The table, the section
+        room.html places, is `table_html`; for a push (`push`), `table_json` instead: the same
+        escaped for a JSON string, put together from shared parts escaped once for all seats."""
+        shared = self.shared.get(room, current_language())
+        ctx = table_context(room, seat, shared.public)
+        ctx["status_text"] = status_line(ctx)
+        ctx["status_bar"] = status_bar(ctx)
+        ctx["hand_panel"] = hand_panel(ctx)
+        ctx["shared"] = shared
+        ctx["extra_panels"] = Markup("".join([panel(room, seat) for panel in self.panels])) if self.panels else ""
+        templates = self.templates
+
+        def panel(block: str) -> str:
+            return render_block(templates, PANELS, block, ctx)
+
+        if push:
+            ctx["table_json"] = table_section(ctx, panel, shared.json_for_viewer(ctx["me"], room.host), json_escaped)
+        else:
+            ctx["table_html"] = Markup(table_section(ctx, panel, shared.for_viewer(ctx["me"], room.host)))
+        return ctx
+
+
+def tables_of(app: FastAPI) -> Tables:
+    found: Tables | None = getattr(app.state, "tables", None)
+    if found is None:
+        found = app.state.tables = Tables(templates_of(app))
+        app.state.shared_parts = found.shared  # (tests and benches count its renderings)
+    return found
+
+
+def seat_table_context(app: FastAPI, room: LiveRoom, seat: int | None) -> dict[str, Any]:
+    """`seat`'s table model and its table (`table_html`), for the room page."""
+    return tables_of(app).context(room, seat)
+
+
 def room_panels(app: FastAPI) -> list[RoomPanel]:
-    """Hook: extra HTML that other areas (the club) add to a room's table, per seat. Each panel
-    must be cheap and in memory: it runs on every push."""
-    panels: list[RoomPanel] | None = getattr(app.state, "room_panels", None)
-    if panels is None:
-        panels = app.state.room_panels = []
-    return panels
-
-
-def extra_panels(app: FastAPI, room: LiveRoom, seat: int | None) -> Markup:
-    return Markup("".join(panel(room, seat) for panel in room_panels(app)))
+    """Where other areas (the club) hook their panels into a room's table (see `Tables`)."""
+    return tables_of(app).panels
 
 
 def manager_of(app: FastAPI) -> RoomManager:
@@ -98,9 +107,10 @@ def manager_of(app: FastAPI) -> RoomManager:
     if manager is None:
         settings = app.state.settings
         templates = templates_of(app)
+        tables = tables_of(app)
 
         def render_table_json(room: LiveRoom, seat: int | None) -> str:
-            return str(seat_table_context(app, room, seat, push=True)["table_json"])
+            return str(tables.context(room, seat, push=True)["table_json"])
 
         def render_notice(message: str, level: str) -> str:
             return render_block(templates, "table/room.html", "notice", {"message": message, "level": level})

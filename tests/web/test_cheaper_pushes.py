@@ -14,6 +14,7 @@ from app.i18n import use_language
 from app.main import create_app
 from app.web.state import seat_table_context
 from app.web.table import shared_parts
+from app.web.table.look import look_of
 from app.web.table.shared_parts import Drawn, look_key, render_shared
 from tests.conftest import make_settings
 from tests.web.test_room_protocol import play_one, start, three_players
@@ -129,8 +130,13 @@ def test_the_parts_drawn_before_are_always_the_fresh_ones(web: TestClient) -> No
     deals_seen: set[int] = set()
     for _ in range(2000):
         parts = cache.get(room, "en")
-        fresh = render_shared(cache.templates, room, Drawn())  # nothing remembered
-        assert parts.score_sheet == fresh.score_sheet and parts.stats == fresh.stats
+        fresh = render_shared(cache.templates, look_of(room), Drawn())  # nothing remembered
+        assert parts.score_sheet == fresh.score_sheet
+        assert {s: m.html for s, m in parts.stats.items()} == {s: m.html for s, m in fresh.stats.items()}
+        for name, part in parts.board.items():  # split (or put together) as freshly drawn
+            assert (part.texts, part.marks, part.json_texts, part.json_marks) == (
+                fresh.board[name].texts, fresh.board[name].marks, fresh.board[name].json_texts,
+                fresh.board[name].json_marks), name
         for name in ("trick", "last_trick", "last_trick_small", "finals", "deal_result", "felt", "seat_list"):
             assert getattr(parts, name) == getattr(fresh, name), name
         finished = len(room.game.deal_log)

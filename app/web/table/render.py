@@ -8,7 +8,6 @@ actions) laid over it.
 
 from __future__ import annotations
 
-import math
 import re
 from typing import Any
 
@@ -20,8 +19,7 @@ from app.rules.cards import pretty, pretty_cards
 from app.rules.ruleset import PRESET_TITLES
 from app.web.table.cards_html import card_back, card_html, card_label
 from app.web.table.hand_html import RASSI_TEXT
-from app.web.table.presence_marks import presence_dot, presence_word
-from app.web.table.seat_row import seat_row
+from app.web.table.look import Look
 from app.web.table.status_bar import PHASE_TEXT
 
 # English message ids (N_): templates say them with the `say` filter, code with _()
@@ -40,7 +38,6 @@ RASSI_DONE = {
     "double": (N_("You doubled (×2)"), N_("%(name)s doubled (×2)")),
     "redouble": (N_("You redoubled (×4)"), N_("%(name)s redoubled (×4)")),
 }
-BOT_SUFFIX = " (bot)"
 # The house rules' names and choices as the new-room form shows them (else the name, spaced)
 OPTION_LABEL = {
     "target": N_("target"), "hand_sizes": N_("hand sizes"), "deal_schedule": N_("deal schedule"),
@@ -65,15 +62,6 @@ def choice_label(value: str) -> str:
     return _(CHOICE_LABEL[value]) if value in CHOICE_LABEL else value.replace("_", " ")
 
 
-def display_name(name: str, is_bot: bool, taken: frozenset[str] = frozenset()) -> str:
-    """A bot's name without the "(bot)" suffix (the seat carries a "bot" tag instead), unless a
-    player in `taken` has that very name."""
-    if is_bot and name.endswith(BOT_SUFFIX) and len(name) > len(BOT_SUFFIX):
-        short = name[: -len(BOT_SUFFIX)]
-        return name if short in taken else short
-    return name
-
-
 def player_text(text: str) -> str:
     """Option help for players: without the rule-book section numbers ("(§5)") meant for developers."""
     return re.sub(r"\s*\(§[\d.]+\)", "", str(text))
@@ -86,8 +74,6 @@ def setup_templates(templates: Jinja2Templates) -> None:
     env.auto_reload = False
     env.globals.update(card=card_html, card_back=card_back, card_label=card_label, card_short=pretty,
                        preset_title=PRESET_TITLE, phase_text=PHASE_TEXT)
-    env.globals.update(presence_dot=presence_dot, presence_word=presence_word)  # a seat's presence marks
-    env.globals["seat_row"] = seat_row  # a seat's row in the list of players
     env.filters["card_label"] = card_label
     env.filters["player_text"] = player_text
     env.filters["card_short"] = pretty
@@ -124,68 +110,34 @@ def _flat_globals(template: Any) -> dict[str, Any]:
 # ------------------------------------------------------------------ the table model
 
 
-def public_context(room: LiveRoom) -> dict[str, Any]:
-    """What every viewer's table model shares: the seats (as a spectator sees them: counts,
-    scores, who is here), their names, the room's options and clocks. The same for every seat
-    of one push, so it is made once per look (see shared_parts.look_key)."""
-    present = room.present()
-    g = room.game
-    humans = frozenset(s.name for s in room.seats.values() if not s.is_bot)
-    view: dict[str, Any] | None = g.view(None) if g is not None else None
-    seats: list[dict[str, Any]] = []
-    n = room.capacity if view is None else len(room.seats)
-    for i in range(n):
-        s = room.seats.get(i)
-        row: dict[str, Any] = {
-            "seat": i,
-            "empty": s is None,
-            "name": display_name(s.name, s.is_bot, humans) if s else _("Free seat"),
-            "is_bot": bool(s and s.is_bot),
-            "bot_controlled": bool(s and s.bot_controlled),
-            "present": bool(s and (s.is_bot or i in present)),
-            "is_host": s is not None and i == room.host,
-            "can_hand_to_bot": s is not None and room.can_hand_to_bot(i, present),
-        }
-        if view is not None and i < len(view["scores"]):  # (a latecomer sits out until the next game)
-            row.update(
-                hand_count=view["hand_counts"][i],
-                score=view["scores"][i],
-                penalty_cards=view["penalty_cards"][i],
-                agurk=view["agurk"][i],
-                out=i in view["out"],
-                dealer=i == view["dealer"],
-                forehand=i == view["forehand"],
-                to_act=i == view["to_act"],
-                multiplier=(view.get("multipliers") or [1] * n)[i],
-            )
-        seats.append(row)
+def look_context(look: Look) -> dict[str, Any]:
+    """What every viewer's table model shares, `look` under the names the templates read, in
+    the current language (made once per look and language)."""
+    room = look.room
     return {
         "room": room,
         "slug": room.slug,
-        "version": room.version,
-        "status": room.status,
-        "seats": seats,
-        "public_view": view,
-        "names": [display_name(room.seats[i].name, room.seats[i].is_bot, humans) if i in room.seats else _("Seat %(n)s", n=i + 1)
-                  for i in range(len(room.seats))],
-        "limits": room.limits(),
-        "top_cards": [c for c in (g.ruleset.top_cards if g is not None else ()) if not c.startswith("X")],
-        "time_note": room.time_note,
-        "turn_seconds": int(room.turn_seconds),
-        "turn_left": turn_left(room),
-        "deal_waiting": room.deal_due() is not None,
+        "version": look.version,
+        "status": look.status,
+        "seats": look.rows,
+        "public_view": look.view,
+        "names": [name if name is not None else _("Seat %(n)s", n=i + 1) for i, name in enumerate(look.names)],
+        "limits": room.limits() if look.status == "lobby" else None,  # the waiting room shows them
+        "top_cards": look.top_cards,
+        "time_note": look.time_note,
+        "turn_seconds": look.turn_seconds,
+        "turn_left": look.turn_left,
+        "deal_waiting": look.deal_waiting,
     }
 
 
-def table_context(room: LiveRoom, seat: int | None, public: dict[str, Any] | None = None) -> dict[str, Any]:
+def table_context(room: LiveRoom, seat: int | None, public: dict[str, Any]) -> dict[str, Any]:
     """All a template needs to draw `room` for `seat` (None: a spectator), around `public`
-    (`public_context(room)`, made here when not given)."""
-    if public is None:
-        public = public_context(room)
+    (`look_context`)."""
     g = room.game
-    view: dict[str, Any] | None = public["public_view"]
-    if view is not None and g is not None and seat is not None:  # the seat's own view: what all share, its own part
-        view = {**view, **g.seat_view(seat)}
+    view: dict[str, Any] | None = public["public_view"]  # what every viewer sees of the game
+    # the seat's own part of its view: its hand, its legal actions and why the others are not
+    own: dict[str, Any] = g.seat_view(seat) if view is not None and g is not None and seat is not None else {}
     me = seat if seat is not None and seat in room.seats else None
     ctx: dict[str, Any] = {
         **public,
@@ -202,12 +154,12 @@ def table_context(room: LiveRoom, seat: int | None, public: dict[str, Any] | Non
     if view is None:
         return ctx
 
-    legal: list[str] = list(view.get("legal") or [])
+    legal: list[str] = own.get("legal") or []
     phase = view["phase"]
     my_turn = me is not None and view["to_act"] == me and not ctx["bot_playing_me"]
     singles = {a.split()[1] for a in legal if a.startswith("play ") and len(a.split()) == 2}
     multi = any(a.startswith("play ") and len(a.split()) > 2 for a in legal)
-    why_not: dict[str, str] = view.get("why_not") or {}
+    why_not: dict[str, str] = own.get("why_not") or {}
     if view.get("over"):
         mode = "over"
     elif not my_turn:
@@ -223,7 +175,7 @@ def table_context(room: LiveRoom, seat: int | None, public: dict[str, Any] | Non
     playing = my_turn and phase == "play"
     in_plays = {c for a in legal for c in a.split()[1:]} if playing else set()  # the cards some play holds
     hand = [{"code": code, "playable": playing and code in singles, "in_set": code in in_plays,
-             "why": why_not.get(code) if playing else None} for code in view.get("hand") or []]
+             "why": why_not.get(code) if playing else None} for code in own.get("hand") or ()]
     if mode == "select" and len(legal) == 1 and legal[0].startswith("play "):
         # one possible play (a set to follow with your lowest cards, say): select it already
         wanted = legal[0].split()[1:]
@@ -290,14 +242,6 @@ def _final_rows(view: dict[str, Any], names: list[str], me: int | None) -> list[
         row["shared"] = sum(1 for r in rows if r["place"] == row["place"]) > 1
         row["winner"] = row["place"] == 1
     return rows
-
-
-def turn_left(room: LiveRoom) -> int | None:
-    """Whole seconds left on the turn timer (None: no timer runs)."""
-    deadline = room.turn_deadline()
-    if deadline is None:
-        return None
-    return max(0, math.ceil(deadline - room.manager.clock.now()))
 
 
 def _advice(mode: str, phase: str, hand: list[dict[str, Any]], legal: list[str], leading: bool,

@@ -12,30 +12,26 @@ blank lines).
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Iterable, Mapping
 
 from jinja2.utils import htmlsafe_json_dumps
 from markupsafe import Markup, escape
 
 from app.i18n import N_, _, current_language
 from app.web.table.cards_html import card_back, card_html
+from app.web.table.look import SeatRow, SeatStats
 from app.web.table.presence_marks import presence_dot, presence_word
-from app.web.table.viewer_marks import viewer
+from app.web.table.viewer_marks import Marked, viewer
 from app.web.table.words import said
 
-# What a row shows of the table model's seat row
-ROW_FIELDS = ("seat", "empty", "name", "is_bot", "bot_controlled", "present", "is_host", "can_hand_to_bot",
-              "out", "dealer", "forehand", "to_act", "multiplier")
 
-
-def seat_row(s: Mapping[str, Any], stats: str | None, version: int, lobby: bool, turn_left: int | None) -> Markup:
-    """Seat `s`'s row (its `stats`: the shared part, None for none) in the current language."""
-    values = tuple(s.get(name) for name in ROW_FIELDS)
-    sends = not s["empty"] and (lobby or bool(s.get("can_hand_to_bot")))  # its buttons carry the version
-    head, tail = _row(current_language(), values, version if sends else None, lobby,
-                      turn_left if s.get("to_act") else None)
-    return Markup(f"{head}{stats if stats is not None else ''}{tail}")
+def seat_row(row: SeatRow, stats: Marked | None, version: int, lobby: bool, turn_left: int | None) -> list[Marked]:
+    """Seat `row`'s row (its `stats` inside it, None for none) in the current language, as the
+    pieces of the list it goes into."""
+    sends = not row.empty and (lobby or row.can_hand_to_bot)  # its buttons carry the version
+    head, tail = _row(current_language(), row, version if sends else None, lobby,
+                      turn_left if row.to_act else None)
+    return [head, stats, tail] if stats is not None else [head, tail]
 
 
 # The words of a row (the tags), said and escaped once per language
@@ -46,56 +42,55 @@ WORDS = (N_("you"), N_("Host"), N_("host"), N_("bot"), N_("bot playing"), N_("De
 
 
 @functools.lru_cache(maxsize=2048)
-def _row(lang: str, values: tuple[Any, ...], version: int | None, lobby: bool,
-         turn_left: int | None) -> tuple[str, str]:
-    """The row before its stats and after them."""
-    s = dict(zip(ROW_FIELDS, values, strict=True))
-    seat = int(s["seat"])
+def _row(lang: str, s: SeatRow, version: int | None, lobby: bool, turn_left: int | None) -> tuple[Marked, Marked]:
+    """The row before its stats and after them (what follows it in the list included)."""
+    seat = s.seat
     w = said(WORDS)
-    classes = "".join([" empty" if s["empty"] else "", viewer(seat, me=" me"), " turn" if s["to_act"] else "",
-                       " isout" if s["out"] else ""])
+    classes = "".join([" empty" if s.empty else "", viewer(seat, me=" me"), " turn" if s.to_act else "",
+                       " isout" if s.out else ""])
     tags: list[str] = [viewer(seat, me=Markup(f'<span class="tag you">{w["you"]}</span>'))]
-    if s["is_host"]:
+    if s.is_host:
         tags.append(f'<span class="tag host" title="{w["Host"]}">{w["host"]}</span>')
-    if s["is_bot"]:
+    if s.is_bot:
         tags.append(f'<span class="tag bot">{w["bot"]}</span>')
-    elif s["bot_controlled"]:
+    elif s.bot_controlled:
         tags.append(f'<span class="tag bot">{w["bot playing"]}</span>')
-    if s["dealer"]:
+    if s.dealer:
         tags.append(f'<span class="tag dealer" title="{w["Dealer"]}">{w["dealer"]}</span>')
-    if s["forehand"]:
+    if s.forehand:
         tags.append(f'<span class="tag fh" title="{w["Forhånd: leads the first trick"]}">{w["forhånd"]}</span>')
-    if s["multiplier"] and s["multiplier"] > 1:
-        tags.append(f'<span class="tag mult">×{int(s["multiplier"])}</span>')
-    if s["out"]:
+    if s.multiplier and s.multiplier > 1:
+        tags.append(f'<span class="tag mult">×{int(s.multiplier)}</span>')
+    if s.out:
         tags.append(f'<span class="tag outtag">{w["out"]}</span>')
-    if s["to_act"]:
+    if s.to_act:
         tags.append(f'<span class="tag turntag">{w["to play"]}</span>')
         if turn_left is not None:
             left = int(turn_left)
             tags.append(f'<span class="tag clock" data-countdown="{left}" role="timer" '
                         f'aria-label="{w["Time left to move"]}">{left} s</span>')
     tag_lines = "".join(f"\n        {tag}" for tag in tags)
-    current = 'aria-current="true"' if s["to_act"] else ""
+    current = 'aria-current="true"' if s.to_act else ""
+    name = _("Free seat") if s.name is None else s.name
     head = (f'\n    <li class="seat{classes}" data-seat="{seat}"\n        {current}>'
-            f'\n      <div class="who">\n        {presence_dot(s)}\n        <span class="name">{escape(s["name"])}</span>'
+            f'\n      <div class="who">\n        {presence_dot(s)}\n        <span class="name">{escape(name)}</span>'
             f'\n        {presence_word(s)}{tag_lines}'
             f'\n        <span class="reaction" id="react-{seat}" aria-hidden="true"></span>\n      </div>\n      ')
-    return head, f"{_buttons(s, version, lobby)}\n    </li>"
+    return Marked(head), Marked(f"{_buttons(s, version, lobby)}\n    </li>\n    ")
 
 
-def _buttons(s: dict[str, Any], version: int | None, lobby: bool) -> str:
+def _buttons(s: SeatRow, version: int | None, lobby: bool) -> str:
     """What a viewer may do about another seat: the host removes a bot or an absent player
     before the game; a seated player lets a bot play for one who is away."""
-    if s["empty"]:
+    if s.empty or s.name is None:
         return ""
-    seat, name = int(s["seat"]), s["name"]
-    if lobby and (s["is_bot"] or not s["present"]):
+    seat, name = s.seat, s.name
+    if lobby and (s.is_bot or not s.present):
         sends = htmlsafe_json_dumps({"do": "remove", "seat": seat, "v": version}, sort_keys=True)
         remove = (Markup('<button class="btn small" data-key="remove-%s" hx-ws:send hx-vals=\'%s\' aria-label="%s">%s</button>')
                   % (seat, sends, _("Remove %(name)s", name=name), _("Remove")))
         return f"\n        {viewer(seat, host=remove)}"
-    if not lobby and s["can_hand_to_bot"]:
+    if not lobby and s.can_hand_to_bot:
         sends = htmlsafe_json_dumps({"do": "hand_to_bot", "seat": seat, "v": version}, sort_keys=True)
         handover = (Markup('<button class="btn small" data-key="hand-to-bot-%s" hx-ws:send hx-vals=\'%s\'>%s</button>')
                     % (seat, sends, _("Let a bot play for %(name)s", name=name)))
@@ -103,19 +98,26 @@ def _buttons(s: dict[str, Any], version: int | None, lobby: bool) -> str:
     return ""
 
 
-def seat_list(seats: list[Mapping[str, Any]], stats: Mapping[int, str], version: int, lobby: bool,
-              turn_left: int | None) -> Markup:
+def seat_list(rows: Iterable[SeatRow], stats: Mapping[int, Marked], version: int, lobby: bool,
+              turn_left: int | None) -> Marked:
     """Every seat's row (an occupied seat's `stats` inside it), in the current language."""
-    rows = "".join(f"{seat_row(s, None if s['empty'] else stats.get(s['seat']), version, lobby, turn_left)}\n    "
-                   for s in seats)
-    return Markup(f'  <ol class="seats" aria-label="{said(WORDS)["Players"]}">\n    {rows}\n  </ol>')
+    lang = current_language()
+    parts = [_list_ends(lang)[0]]
+    for row in rows:
+        parts.extend(seat_row(row, None if row.empty else stats.get(row.seat), version, lobby, turn_left))
+    parts.append(_list_ends(lang)[1])
+    return Marked.joined(parts)
 
 
-def seat_stats(s: Mapping[str, Any], target: int | None) -> Markup:
+@functools.lru_cache(maxsize=16)
+def _list_ends(lang: str) -> tuple[Marked, Marked]:
+    return Marked(f'  <ol class="seats" aria-label="{said(WORDS)["Players"]}">\n    '), Marked("\n  </ol>")
+
+
+def seat_stats(s: SeatStats, target: int | None) -> Marked:
     """A seat's cards in hand, penalty points (a bar of `target`), agurks and penalty cards, in
     the current language."""
-    name, hand_count, score, agurk, penalty_cards = (s["name"], s["hand_count"], s["score"], s["agurk"],
-                                                     s["penalty_cards"])
+    name, hand_count, score, agurk, penalty_cards = s
     w = said(WORDS)
     width = min(100, int(score * 100 / (target or 21)))
     count = (f'\n        <span class="count" title="{w["Cards in hand"]}">{card_back(size="mini")}'
@@ -133,4 +135,4 @@ def seat_stats(s: Mapping[str, Any], target: int | None) -> Markup:
         whose = escape(_("Penalty cards of %(name)s", name=name))
         lines.append(f'\n        <span class="pens" role="group" aria-label="{whose}">{cards}</span>')
     lines.append("\n      </div>\n")
-    return Markup("".join(lines))
+    return Marked("".join(lines))

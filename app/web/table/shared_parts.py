@@ -21,11 +21,10 @@ keeps only the current look of each room.
 
 from __future__ import annotations
 
-import functools
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from fastapi.templating import Jinja2Templates
 from markupsafe import Markup
@@ -33,14 +32,9 @@ from markupsafe import Markup
 from app.i18n import _, current_language
 from app.rooms.room import LiveRoom
 from app.web.table.felt_html import felt_html
+from app.web.table.look import Look, look_of
 from app.web.table.plays_html import plays_html
-from app.web.table.render import (
-    before_first_trick,
-    public_context,
-    render_block,
-    table_context,
-    turn_left,
-)
+from app.web.table.render import before_first_trick, look_context, render_block
 from app.web.table.score_sheet import score_rows
 from app.web.table.seat_row import seat_list, seat_stats
 from app.web.table.viewer_marks import Marked, viewer
@@ -50,7 +44,7 @@ TEMPLATE = "table/shared.html"
 
 @dataclass(frozen=True)
 class SharedParts:
-    stats: dict[int, Markup]  # each occupied seat's count, score and penalty cards
+    stats: dict[int, Marked]  # each occupied seat's count, score and penalty cards
     trick: Markup  # the plays of the trick in progress
     last_trick: Markup  # the previous trick, shown on the felt between tricks
     last_trick_small: Markup  # the previous trick, small, beside a trick in progress
@@ -60,12 +54,13 @@ class SharedParts:
     seat_list: Markup  # every seat, its stats included
     deal_result: Markup  # the last deal's result, its final cards included
     felt: Markup  # the trick, the last trick, or what happened before the first
-    public: dict[str, Any]  # the public table model they show
+    public: dict[str, Any]  # the public table model they show (`look_context`)
+    look: Look  # what they show, in no language
     board: dict[str, Marked]  # the parts a seat's table places, split at their marks (and escaped for JSON) once
 
     def html(self) -> str:
         """Every part together (what a test scans for hidden cards)."""
-        return "".join([*self.stats.values(), self.trick, self.last_trick, self.last_trick_small,
+        return "".join([*(s.html for s in self.stats.values()), self.trick, self.last_trick, self.last_trick_small,
                         self.finals, self.score_sheet, self.seat_list, self.deal_result, self.felt])
 
     def for_viewer(self, me: int | None, host: int | None) -> dict[str, str]:
@@ -78,6 +73,7 @@ class SharedParts:
 
 
 StateKey = tuple[int, int, int]
+P = TypeVar("P")
 
 
 def state_key(room: LiveRoom) -> StateKey:
@@ -85,20 +81,20 @@ def state_key(room: LiveRoom) -> StateKey:
     return (room.version, id(g), len(g.log) if g is not None else 0)
 
 
-def look_key(room: LiveRoom) -> tuple[Any, ...]:
+def look_key(look: Look) -> tuple[Any, ...]:
     """What a table shows besides the game state: who is here, the seats' players and bots,
     the host, who can be handed to a bot, the clocks and the room's notes."""
-    return (room.status, room.host, frozenset(room.present()),
-            tuple((i, s.name, s.is_bot, s.bot_controlled) for i, s in sorted(room.seats.items())),
-            room.handovers(), turn_left(room), room.deal_due() is not None, room.time_note, room.turn_seconds)
+    return (look.status, look.host, look.present, look.rows, look.handovers, look.turn_left, look.deal_waiting,
+            look.time_note, look.turn_seconds)
 
 
 @dataclass
-class Look:
+class Shown:
     """A room's current look (`key`: its state and what the seats show) and its parts, per
     language."""
 
     key: tuple[Any, ...]
+    look: Look
     parts: dict[str, SharedParts] = field(default_factory=dict)
     round: int | None = None  # the room's publish round it was last looked up in (one look per round)
 
@@ -108,7 +104,7 @@ class SharedPartsCache:
 
     def __init__(self, templates: Jinja2Templates) -> None:
         self.templates = templates
-        self._rooms: weakref.WeakKeyDictionary[LiveRoom, Look] = weakref.WeakKeyDictionary()
+        self._rooms: weakref.WeakKeyDictionary[LiveRoom, Shown] = weakref.WeakKeyDictionary()
         # what changes less often than the state (the score sheet, most seats' stats), per room
         self._drawn: weakref.WeakKeyDictionary[LiveRoom, Drawn] = weakref.WeakKeyDictionary()
         self.renders = 0  # how many times parts were rendered (tests and the bench look)
@@ -118,18 +114,19 @@ class SharedPartsCache:
         entry = self._rooms.get(room)
         publishing = room.publishing
         if entry is None or publishing is None or entry.round != publishing:  # else: the look of this round
-            key = (state_key(room), look_key(room))
+            look = look_of(room)
+            key = (state_key(room), look_key(look))
             if entry is None:
-                entry = self._rooms[room] = Look(key)
+                entry = self._rooms[room] = Shown(key, look)
             elif entry.key != key:
-                entry.key, entry.parts = key, {}  # in place: a weak dictionary's store is dear
+                entry.key, entry.look, entry.parts = key, look, {}  # in place: a weak dictionary's store is dear
             entry.round = publishing
         parts = entry.parts.get(lang)
         if parts is None:
             drawn = self._drawn.get(room)
             if drawn is None:
                 drawn = self._drawn[room] = Drawn()
-            parts = entry.parts[lang] = render_shared(self.templates, room, drawn)
+            parts = entry.parts[lang] = render_shared(self.templates, entry.look, drawn)
             self.renders += 1
         return parts
 
@@ -145,8 +142,8 @@ class Drawn:
     now, so it grows with the rooms, not with what the rooms ever showed."""
 
     sheet: tuple[SheetKey, Markup] | None = None
-    parts: dict[tuple[Any, ...], Markup] = field(default_factory=dict)  # those shown last time
-    now: dict[tuple[Any, ...], Markup] = field(default_factory=dict)  # those shown this time
+    parts: dict[tuple[Any, ...], Any] = field(default_factory=dict)  # those shown last time (HTML, or Marked)
+    now: dict[tuple[Any, ...], Any] = field(default_factory=dict)  # those shown this time
     marked: dict[tuple[str, str], Marked] = field(default_factory=dict)  # (language, part): as split last
 
     def split(self, name: str, html: str) -> Marked:
@@ -157,67 +154,70 @@ class Drawn:
             kept = self.marked[key] = Marked(html)
         return kept
 
-    def part(self, key: tuple[Any, ...], draw: Callable[[], Markup]) -> Markup:
+    def part(self, key: tuple[Any, ...], draw: Callable[[], P]) -> P:
         """The part `key` names (all it shows), drawn by `draw` only if it was not shown last
         time."""
-        html = self.parts.get(key)
-        if html is None:
-            html = draw()
-        self.now[key] = html
-        return html
+        drawn: P | None = self.parts.get(key)
+        if drawn is None:
+            drawn = draw()
+        self.now[key] = drawn
+        return drawn
 
     def done(self) -> None:
         """Keep only what shows now: the memo stays as small as the table."""
         self.parts, self.now = self.now, {}
 
 
-def render_shared(templates: Jinja2Templates, room: LiveRoom, drawn: Drawn) -> SharedParts:
+def render_shared(templates: Jinja2Templates, look: Look, drawn: Drawn) -> SharedParts:
     """Render the shared parts from public information only (the table as a spectator sees it,
     and the finished deals), in the current language; what shows the same as when it was last
     drawn comes from `drawn`."""
-    public = public_context(room)
-    ctx = table_context(room, None, public)
-    g = room.game
-    view: dict[str, Any] | None = ctx["view"]
+    public = look_context(look)
+    view, g, names = look.view, look.room.game, public["names"]
     empty = Markup("")
     parts: dict[str, Any] = {}
-    ctx.update(shared=parts, viewer=viewer)
+
+    def context(**more: Any) -> dict[str, Any]:  # the templates' (only when one is rendered)
+        return {**public, "view": view, "me": None, "shared": parts, "viewer": viewer, **more}
+
     before: dict[str, Any] = {}
     if view is not None and g is not None:
         trick = view.get("trick") or {}
         last = view.get("last_trick")
         last_deal = view.get("last_deal")
-        seen = (current_language(), tuple(ctx["names"]), tuple(ctx["top_cards"]))  # in every key
-        before = before_first_trick(view, ctx["names"])
+        seen = (current_language(), tuple(names), look.top_cards)  # in every key
+        before = before_first_trick(view, names)
 
-        def plays(t: dict[str, Any], size: str, took: str) -> Markup:
-            key = ("plays", *seen, repr(t), size, took)
-            return drawn.part(key, lambda: plays_html(t, size, took, ctx["names"], ctx["top_cards"]))
+        def plays(t: dict[str, Any], shown: str, size: str, took: str) -> Markup:
+            key = ("plays", *seen, shown, size, took)
+            return drawn.part(key, lambda: plays_html(t, size, took, names, look.top_cards))
 
+        shown_last = repr(last) if last else ""
         parts.update(
-            stats=_stats(ctx, drawn),
-            trick=plays(trick, "", _("highest")) if trick.get("plays") else empty,
-            last_trick=plays(last, "", _("took it")) if last else empty,
-            last_trick_small=plays(last, "tiny", _("took it")) if last else empty,
-            finals=drawn.part(("finals", *seen, repr(last_deal)),
-                              lambda: _part(templates, "final_cards", ctx, ld=last_deal)) if last_deal else empty,
-            score_sheet=_score_sheet(templates, room, g.deal_log, ctx, drawn) if g.deal_log else empty,
+            stats=_stats(look, view["target"], drawn),
+            trick=plays(trick, repr(trick), "", _("highest")) if trick.get("plays") else empty,
+            last_trick=plays(last, shown_last, "", _("took it")) if last else empty,
+            last_trick_small=plays(last, shown_last, "tiny", _("took it")) if last else empty,
+            finals=drawn.part(("finals", *seen, g.deal_log[-1]),
+                              lambda: _part(templates, "final_cards", context(ld=last_deal))) if last_deal else empty,
+            score_sheet=_score_sheet(templates, look, g.deal_log, names, drawn, context) if g.deal_log else empty,
         )
         # the last deal's result: its words, and whether a trick has been played since
-        result_key = ("deal_result", *seen, repr(last_deal), view["target"], view.get("over"),
+        result_key = ("deal_result", *seen, g.deal_log[-1] if g.deal_log else None, view["target"], view.get("over"),
                       bool(view.get("last_trick") or trick.get("plays")))
-        deal_result = drawn.part(result_key, lambda: _part(templates, "deal_result", ctx)) if last_deal else empty
+        deal_result = drawn.part(result_key, lambda: _part(templates, "deal_result", context())) if last_deal else empty
     else:
         parts.update(stats={}, trick=empty, last_trick=empty, last_trick_small=empty, finals=empty,
                      score_sheet=empty)
         deal_result = empty
     drawn.done()
     # the parts above are placed in these, which hold viewer marks
-    seats = seat_list(ctx["seats"], parts["stats"], room.version, room.status == "lobby", ctx["turn_left"])
-    felt = felt_html(view, parts, ctx["names"], _lead_seat(room, view), before)
-    board = {"seat_list": drawn.split("seat_list", seats), "deal_result": drawn.split("deal_result", deal_result),
+    seats = seat_list(look.rows, parts["stats"], look.version, look.status == "lobby", look.turn_left)
+    felt = felt_html(view, parts, names, _lead_seat(look.room, view), before)
+    board = {"seat_list": seats, "deal_result": drawn.split("deal_result", deal_result),
              "felt": drawn.split("felt", felt), "score_sheet": drawn.split("score_sheet", parts["score_sheet"])}
-    return SharedParts(**parts, seat_list=seats, deal_result=deal_result, felt=felt, public=public, board=board)
+    return SharedParts(**parts, seat_list=seats.html, deal_result=deal_result, felt=felt, public=public, look=look,
+                       board=board)
 
 
 def _part(templates: Jinja2Templates, block: str, ctx: dict[str, Any], **more: Any) -> Markup:
@@ -233,21 +233,21 @@ def _lead_seat(room: LiveRoom, view: dict[str, Any] | None) -> int:
     return -1 if to_act is None or seat is None or seat.bot_controlled else int(to_act)
 
 
-def _stats(ctx: dict[str, Any], drawn: Drawn) -> dict[int, Markup]:
-    """Each occupied seat's stats, drawn again only when what they show changed."""
-    lang, target = current_language(), ctx["view"]["target"]
-    stats: dict[int, Markup] = {}
-    for s in ctx["seats"]:
-        if s["empty"] or "score" not in s:
-            continue
-        key = ("stats", lang, target, s["name"], s["hand_count"], s["score"], s["agurk"], tuple(s["penalty_cards"]))
-        stats[s["seat"]] = drawn.part(key, functools.partial(seat_stats, s, target))
-    return stats
+def _stats(look: Look, target: int, drawn: Drawn) -> dict[int, Marked]:
+    """Each seat's stats in the game, drawn again only when what they show changed."""
+    lang = current_language()
+    shown: dict[int, Marked] = {}
+    for seat, stats in look.stats.items():
+        key = ("stats", lang, target, stats)
+        part = drawn.parts.get(key)
+        shown[seat] = drawn.now[key] = part if part is not None else seat_stats(stats, target)
+    return shown
 
 
-def _score_sheet(templates: Jinja2Templates, room: LiveRoom, deal_log: Any, ctx: dict[str, Any],
-                 drawn: Drawn) -> Markup:
-    key: SheetKey = (current_language(), tuple(ctx["names"]), tuple(deal_log))  # compared, not hashed
+def _score_sheet(templates: Jinja2Templates, look: Look, deal_log: Any, names: list[str], drawn: Drawn,
+                 context: Callable[..., dict[str, Any]]) -> Markup:
+    key: SheetKey = (current_language(), tuple(names), tuple(deal_log))  # compared, not hashed
     if drawn.sheet is None or drawn.sheet[0] != key:
-        drawn.sheet = (key, _part(templates, "score_sheet", ctx, score_sheet=score_rows(deal_log, len(room.seats))))
+        rows = score_rows(deal_log, len(look.room.seats))
+        drawn.sheet = (key, _part(templates, "score_sheet", context(score_sheet=rows)))
     return drawn.sheet[1]

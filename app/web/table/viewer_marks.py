@@ -5,15 +5,18 @@ where it says "you took the trick" to one player and "Anna took the trick" to th
 holds every version, marked with the seat it is about (`viewer`), and `Marked.for_viewer`
 keeps the one a given viewer gets: a join of pieces per seat, not a rendering.
 
-`Marked` splits a shared part at its marks once per look, and escapes the pieces for a JSON
-string once too (a push sends each seat's table as one): a seat's copy is a join of pieces, in
-HTML for a page and escaped for a push. Escaping for JSON works character by character, so the
-escaped pieces joined are the escaped whole, the very string `json.dumps` would make.
+`Marked` splits a shared part at its marks once, and escapes the pieces for a JSON string once
+too (a push sends each seat's table as one): a seat's copy is a join of pieces, in HTML for a
+page and escaped for a push. Escaping for JSON works character by character, so the escaped
+pieces joined are the escaped whole, the very string `json.dumps` would make. A part made of
+smaller parts (the list of players, of its rows) is their `Marked.joined`: nothing is split or
+escaped again, and a row that shows what it showed before is the very `Marked` it was.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from json.encoder import encode_basestring_ascii
 
 from markupsafe import Markup, escape
@@ -45,12 +48,38 @@ class Marked:
     """A shared part split at its `viewer()` marks, in HTML and escaped for JSON."""
 
     __slots__ = ("html", "json_marks", "json_texts", "marks", "texts")
+    marks: list[tuple[int, Reading]]
+    json_marks: list[tuple[int, Reading]]
 
     def __init__(self, html: str) -> None:
         self.html = Markup(html)
+        if "\x01" not in html:  # no mark: one text
+            self.texts, self.json_texts = [html], [json_escaped(html)]
+            self.marks, self.json_marks = [], []
+            return
         split = _MARK.split(html)  # text, then five groups per mark (the seat, four readings), then text...
         self.texts, self.marks = _structure(split)
         self.json_texts, self.json_marks = _structure(_escaped_each(split))
+
+    @classmethod
+    def joined(cls, parts: Iterable[Marked]) -> Marked:
+        """The parts one after the other, as one part (split and escaped already)."""
+        whole = cls.__new__(cls)
+        texts, json_texts = [""], [""]
+        marks: list[tuple[int, Reading]] = []
+        json_marks: list[tuple[int, Reading]] = []
+        html: list[str] = []
+        for part in parts:
+            html.append(part.html)
+            texts[-1] += part.texts[0]
+            texts.extend(part.texts[1:])
+            marks.extend(part.marks)
+            json_texts[-1] += part.json_texts[0]
+            json_texts.extend(part.json_texts[1:])
+            json_marks.extend(part.json_marks)
+        whole.html = Markup("".join(html))
+        whole.texts, whole.marks, whole.json_texts, whole.json_marks = texts, marks, json_texts, json_marks
+        return whole
 
     def for_viewer(self, me: int | None, host: int | None) -> Markup:
         """As the viewer at seat `me` (None: a spectator) reads it, in HTML."""
