@@ -6,8 +6,9 @@ action path, every frame each seat and a spectator would be pushed, timed and fi
     python bench/render_bench.py --dump DIR      # every frame as a file (to diff two versions)
 
 Seven games (all five presets, kurkku with exchange, three to five seats, names with markup,
-backslashes and non-ASCII), deals from a seeded shuffle, the clock standing still: the frames
-are the same on every run of the same code, so the fingerprint shows whether a change to the
+backslashes and non-ASCII), deals from a seeded shuffle, the clock standing still (`--rounds`
+plays them again with other names and deals, as many tables would): the frames are the same on
+every run of the same code, so the fingerprint shows whether a change to the
 rendering changed any byte a browser gets. A push is timed as the room renders it: every
 connection's table (by default each seat in one of four languages, and a spectator), the
 shared parts once per language. `--games gurka-night --lang en --no-spectator --rounds 20` is
@@ -26,7 +27,7 @@ import random
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -138,8 +139,11 @@ async def play(app: Any, spec: Game, rng: random.Random, frames: list[str], *, l
 
 async def play_all(app: Any, args: argparse.Namespace, frames: list[str]) -> None:
     rng = random.Random(args.seed)
-    for _ in range(args.rounds):
+    for round_ in range(args.rounds):
         for spec in GAMES if args.games == "all" else [g for g in GAMES if g.preset == args.games][:1]:
+            if round_:  # other players and other deals, as at the many tables of a server
+                spec = replace(spec, names=tuple(f"{name} {round_}" for name in spec.names),
+                               seed=spec.seed + 1000 * round_)
             await play(app, spec, rng, frames, lang=args.lang, spectator=not args.no_spectator)
 
 

@@ -16,7 +16,8 @@ from babel.messages.pofile import read_po, write_po
 from app.i18n import DEFAULT, DOMAINS, LANGUAGES, LOCALES_DIR
 
 ROOT = LOCALES_DIR.parent
-KEYWORDS = {**DEFAULT_KEYWORDS, "Text": None, "N_": None, "say": None}
+KEYWORDS = {**DEFAULT_KEYWORDS, "Text": None, "N_": None, "say": None,
+            "markup_gettext": None, "markup_ngettext": (1, 2)}  # (app/i18n/jinja.py)
 JINJA_OPTIONS = {"trimmed": "true", "newstyle_gettext": "true"}
 
 

@@ -41,12 +41,23 @@ def _translated(message: str) -> str:
 def _say_in_template(eval_ctx: EvalContext, message: str, **variables: Any) -> str:
     """`_()` in a template: the translation is markup (under autoescape) and always a format
     string, so the variables are escaped and `%%` is a percent sign, as with Jinja's own."""
-    if not variables and eval_ctx.autoescape:
-        return _said_markup(current_language(), message)
-    said = translations(current_language()).gettext(message)
     if eval_ctx.autoescape:
-        return Markup(said) % variables
-    return said % variables
+        return markup_gettext(message, **variables)
+    return translations(current_language()).gettext(message) % variables
+
+
+def markup_gettext(message: str, /, **variables: Any) -> Markup:
+    """`message` in the current language as a template's `_()` says it under autoescape: the
+    translation is markup, the variables are escaped (for HTML drawn in Python that must read
+    exactly as the template it replaced)."""
+    if not variables:
+        return _said_markup(current_language(), message)
+    return Markup(translations(current_language()).gettext(message)) % variables
+
+
+def markup_ngettext(singular: str, plural: str, n: int, /, **variables: Any) -> Markup:
+    """`ngettext()` as a template says it under autoescape (see `markup_gettext`)."""
+    return Markup(translations(current_language()).ngettext(singular, plural, n)) % {"num": n, **variables}
 
 
 @functools.lru_cache(maxsize=4096)

@@ -53,7 +53,7 @@ class Tables:
 
     def __init__(self, templates: Jinja2Templates) -> None:
         self.templates = templates
-        self.shared = SharedPartsCache(templates)
+        self.shared = SharedPartsCache()
         # Hook: extra HTML that other areas (the club) add to a room's table, per seat. Each
         # panel must be cheap and in memory: it runs on every push.
         self.panels: list[RoomPanel] = []

@@ -64,7 +64,7 @@ def template_leaks(path: Path) -> list[str]:
 
 
 _SENTENCE = re.compile(r"[^\W\d_]{2,}\W+[^\W\d_]{2,}")  # two words or more
-_TRANSLATING = {"_", "gettext", "ngettext", "Text", "N_", "say"}
+_TRANSLATING = {"_", "gettext", "ngettext", "Text", "N_", "say", "markup_gettext", "markup_ngettext"}
 _NOT_READER = {"debug", "info", "warning", "error", "exception", "critical", "log"}
 _HTTP_HEADER = re.compile(r"^[A-Z][a-z]+(?:-[A-Z][a-z]+)+$")
 

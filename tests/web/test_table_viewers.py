@@ -14,8 +14,7 @@ from fastapi.testclient import TestClient
 from markupsafe import Markup
 
 from app.i18n import _, use_language
-from app.web.table import viewer_marks
-from app.web.table.viewer_marks import Marked, _escaped_each, json_escaped, viewer
+from app.web.table.viewer_marks import Marked, mark, viewer
 from tests.web.test_room_protocol import start, three_players
 from tests.web.test_turn_timer import settle
 
@@ -124,17 +123,20 @@ def test_a_part_escaped_for_json_piece_by_piece_is_the_whole_escaped() -> None:
         assert json.loads(f'"{escaped}"') == part.for_viewer(me, host)
 
 
-def test_pieces_escaped_in_one_call_are_each_escaped(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The pieces are escaped joined by a NUL and cut again: a piece's own backslashes and its
-    text "\\u0000" must not cut it, and a NUL in a piece falls back to one call per piece."""
-    pieces = ["a\\", "\\u0000", "", "x\\\\u0000y", "\\", 'é\n"', "\\\\"]
-    calls: list[str] = []
-
-    def counted(text: str) -> str:
-        calls.append(text)
-        return json_escaped(text)
-
-    monkeypatch.setattr(viewer_marks, "json_escaped", counted)
-    assert _escaped_each(pieces) == [json_escaped(p) for p in pieces]
-    assert len(calls) == 1, "the pieces were not escaped in one call"
-    assert _escaped_each(["a\0b", "c"]) == [json_escaped("a\0b"), "c"]
+def test_a_part_put_together_from_pieces_is_the_part_split_from_its_text() -> None:
+    """Python draws parts from text and marks (`Marked.of`), templates write marks as text
+    (`Marked(html)`): both make the same part, and a part of parts is their pieces joined."""
+    one = mark(0, me='<b>"you"</b> ♥\\', seated="Dóra \\u0001 𝄞", watching="\n")
+    two = mark(2, me="ÿ", seated="\\", host="\"")
+    pieces = ['<p class="x">\u00e9', one, "\\ mid \x7f", two, "</p>\n"]
+    built = Marked.of(*pieces)
+    split = Marked(Markup(pieces[0]) + Markup(one.text) + Markup(pieces[2]) + Markup(two.text) + Markup(pieces[4]))
+    assert (built.html, built.texts, built.json_texts, built.marks) == (split.html, split.texts, split.json_texts,
+                                                                      split.marks)
+    halves = Marked.joined([Marked.of(*pieces[:2]), Marked.of(*pieces[2:])])
+    assert (halves.texts, halves.json_texts, halves.marks) == (built.texts, built.json_texts, built.marks)
+    for me, host in ((0, 2), (2, 2), (1, 2), (None, 0)):
+        assert halves.json_for_viewer(me, host) == built.json_for_viewer(me, host)
+        assert json.loads(f'"{built.json_for_viewer(me, host)}"') == built.for_viewer(me, host)
+    with pytest.raises(TypeError):
+        Marked.of(3)  # type: ignore[arg-type]

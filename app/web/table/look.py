@@ -91,21 +91,25 @@ def look_of(room: LiveRoom) -> Look:
     rows: list[SeatRow] = []
     stats: dict[int, SeatStats] = {}
     n = room.capacity if view is None else len(room.seats)
+    playing = len(view["scores"]) if view is not None else 0  # (a latecomer sits out until the next game)
     for i in range(n):
         s = room.seats.get(i)
         if s is None:
             rows.append(SeatRow(i, True, None, False, False, False, False, False))
             continue
-        name = names[i] if i < len(names) else display_name(s.name, s.is_bot, humans)
-        assert name is not None
-        row = SeatRow(i, False, name, s.is_bot, s.bot_controlled, s.is_bot or i in present, i == host,
-                      i in handovers)
-        if view is not None and i < len(view["scores"]):  # (a latecomer sits out until the next game)
-            row = row._replace(out=i in view["out"], dealer=i == view["dealer"], forehand=i == view["forehand"],
-                               to_act=i == view["to_act"], multiplier=view["multipliers"][i])
+        name = names[i] if i < len(names) else None
+        if name is None:
+            name = display_name(s.name, s.is_bot, humans)
+        if i < playing:
+            assert view is not None
+            rows.append(SeatRow(i, False, name, s.is_bot, s.bot_controlled, s.is_bot or i in present, i == host,
+                                i in handovers, i in view["out"], i == view["dealer"], i == view["forehand"],
+                                i == view["to_act"], view["multipliers"][i]))
             stats[i] = SeatStats(name, view["hand_counts"][i], view["scores"][i], view["agurk"][i],
                                  tuple(view["penalty_cards"][i]))
-        rows.append(row)
+        else:
+            rows.append(SeatRow(i, False, name, s.is_bot, s.bot_controlled, s.is_bot or i in present, i == host,
+                                i in handovers))
     deadline = room.turn_deadline()
     return Look(
         room=room, version=room.version, status=room.status, host=host, view=view, rows=tuple(rows), stats=stats,

@@ -5,24 +5,34 @@ each. (Python, not template macros: they are drawn for every seat of every table
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from markupsafe import Markup, escape
 
-from app.i18n import _
+from app.i18n import _, current_language
 from app.rooms.room import LiveRoom
 
 
 def presence_dot(s: Any) -> Markup:
     """The seat's dot; `s` is a seat row of the table model (`seat`, `present`)."""
-    present = _field(s, "present")
-    title = escape(_("here") if present else _("away"))
-    return Markup(f'<span class="dot {"on" if present else "off"}" id="dot-{int(_field(s, "seat"))}" title="{title}"></span>')
+    return _dot(current_language(), int(_field(s, "seat")), bool(_field(s, "present")))
 
 
 def presence_word(s: Any) -> Markup:
-    words = escape(_("(online)") if _field(s, "present") else _("(away)"))
-    return Markup(f'<span class="sr-only" id="here-{int(_field(s, "seat"))}">{words}</span>')
+    return _word(current_language(), int(_field(s, "seat")), bool(_field(s, "present")))
+
+
+@functools.lru_cache(maxsize=256)
+def _dot(lang: str, seat: int, present: bool) -> Markup:
+    title = escape(_("here") if present else _("away"))
+    return Markup(f'<span class="dot {"on" if present else "off"}" id="dot-{seat}" title="{title}"></span>')
+
+
+@functools.lru_cache(maxsize=256)
+def _word(lang: str, seat: int, present: bool) -> Markup:
+    words = escape(_("(online)") if present else _("(away)"))
+    return Markup(f'<span class="sr-only" id="here-{seat}">{words}</span>')
 
 
 def _field(s: Any, name: str) -> Any:

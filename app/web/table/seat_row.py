@@ -21,7 +21,7 @@ from app.i18n import N_, _, current_language
 from app.web.table.cards_html import card_back, card_html
 from app.web.table.look import SeatRow, SeatStats
 from app.web.table.presence_marks import presence_dot, presence_word
-from app.web.table.viewer_marks import Marked, viewer
+from app.web.table.viewer_marks import Mark, Marked, mark
 from app.web.table.words import said
 
 
@@ -46,9 +46,8 @@ def _row(lang: str, s: SeatRow, version: int | None, lobby: bool, turn_left: int
     """The row before its stats and after them (what follows it in the list included)."""
     seat = s.seat
     w = said(WORDS)
-    classes = "".join([" empty" if s.empty else "", viewer(seat, me=" me"), " turn" if s.to_act else "",
-                       " isout" if s.out else ""])
-    tags: list[str] = [viewer(seat, me=Markup(f'<span class="tag you">{w["you"]}</span>'))]
+    own_class, own_tag = _own(lang, seat)
+    tags: list[str] = []
     if s.is_host:
         tags.append(f'<span class="tag host" title="{w["Host"]}">{w["host"]}</span>')
     if s.is_bot:
@@ -72,30 +71,39 @@ def _row(lang: str, s: SeatRow, version: int | None, lobby: bool, turn_left: int
     tag_lines = "".join(f"\n        {tag}" for tag in tags)
     current = 'aria-current="true"' if s.to_act else ""
     name = _("Free seat") if s.name is None else s.name
-    head = (f'\n    <li class="seat{classes}" data-seat="{seat}"\n        {current}>'
-            f'\n      <div class="who">\n        {presence_dot(s)}\n        <span class="name">{escape(name)}</span>'
-            f'\n        {presence_word(s)}{tag_lines}'
-            f'\n        <span class="reaction" id="react-{seat}" aria-hidden="true"></span>\n      </div>\n      ')
-    return Marked(head), Marked(f"{_buttons(s, version, lobby)}\n    </li>\n    ")
+    head = Marked.of(
+        f'\n    <li class="seat{" empty" if s.empty else ""}', own_class,
+        f'{" turn" if s.to_act else ""}{" isout" if s.out else ""}" data-seat="{seat}"\n        {current}>'
+        f'\n      <div class="who">\n        {presence_dot(s)}\n        <span class="name">{escape(name)}</span>'
+        f'\n        {presence_word(s)}\n        ', own_tag,
+        f'{tag_lines}\n        <span class="reaction" id="react-{seat}" aria-hidden="true"></span>\n      </div>\n      ')
+    button = _button(s, version, lobby)
+    return head, Marked.of(*(("\n        ", button) if button is not None else ()), "\n    </li>\n    ")
 
 
-def _buttons(s: SeatRow, version: int | None, lobby: bool) -> str:
+@functools.lru_cache(maxsize=256)
+def _own(lang: str, seat: int) -> tuple[Mark, Mark]:
+    """What a row says to its own player only: its class "me", and the tag "you"."""
+    return mark(seat, me=" me"), mark(seat, me=Markup(f'<span class="tag you">{said(WORDS)["you"]}</span>'))
+
+
+def _button(s: SeatRow, version: int | None, lobby: bool) -> Mark | None:
     """What a viewer may do about another seat: the host removes a bot or an absent player
     before the game; a seated player lets a bot play for one who is away."""
     if s.empty or s.name is None:
-        return ""
+        return None
     seat, name = s.seat, s.name
     if lobby and (s.is_bot or not s.present):
         sends = htmlsafe_json_dumps({"do": "remove", "seat": seat, "v": version}, sort_keys=True)
         remove = (Markup('<button class="btn small" data-key="remove-%s" hx-ws:send hx-vals=\'%s\' aria-label="%s">%s</button>')
                   % (seat, sends, _("Remove %(name)s", name=name), _("Remove")))
-        return f"\n        {viewer(seat, host=remove)}"
+        return mark(seat, host=remove)
     if not lobby and s.can_hand_to_bot:
         sends = htmlsafe_json_dumps({"do": "hand_to_bot", "seat": seat, "v": version}, sort_keys=True)
         handover = (Markup('<button class="btn small" data-key="hand-to-bot-%s" hx-ws:send hx-vals=\'%s\'>%s</button>')
                     % (seat, sends, _("Let a bot play for %(name)s", name=name)))
-        return f"\n        {viewer(seat, seated=handover, watching='')}"
-    return ""
+        return mark(seat, seated=handover, watching="")
+    return None
 
 
 def seat_list(rows: Iterable[SeatRow], stats: Mapping[int, Marked], version: int, lobby: bool,
@@ -116,17 +124,35 @@ def _list_ends(lang: str) -> tuple[Marked, Marked]:
 
 def seat_stats(s: SeatStats, target: int | None) -> Marked:
     """A seat's cards in hand, penalty points (a bar of `target`), agurks and penalty cards, in
-    the current language."""
-    name, hand_count, score, agurk, penalty_cards = s
+    the current language. (Put together from pieces drawn once: a move changes one count.)"""
+    lang = current_language()
+    return Marked.of(_count(lang, s.hand_count), _points(lang, s.score, target),
+                     _rest(lang, s.name, s.agurk, s.penalty_cards))
+
+
+@functools.lru_cache(maxsize=512)
+def _count(lang: str, hand_count: int) -> Marked:
+    w = said(WORDS)
+    return Marked(f'\n      <div class="stats">\n        <span class="count" title="{w["Cards in hand"]}">'
+                  f'{card_back(size="mini")}<span>×{int(hand_count)}</span>'
+                  f'<span class="sr-only"> {w["cards in hand"]}</span></span>')
+
+
+@functools.lru_cache(maxsize=4096)
+def _points(lang: str, score: int, target: int | None) -> Marked:
     w = said(WORDS)
     width = min(100, int(score * 100 / (target or 21)))
-    count = (f'\n        <span class="count" title="{w["Cards in hand"]}">{card_back(size="mini")}'
-             f'<span>×{int(hand_count)}</span><span class="sr-only"> {w["cards in hand"]}</span></span>')
-    points = (f'\n        <span class="score" title="{w["Penalty points"]}">'
-              f'\n          <span class="bar"><span style="width: {width}%"></span></span>'
-              f'\n          <b>{int(score)}</b><span class="sr-only"> {w["penalty points"]}</span>'
-              f'<span class="of">/ {escape(target)}</span>\n        </span>')
-    lines = ['\n      <div class="stats">', count, points]
+    return Marked(f'\n        <span class="score" title="{w["Penalty points"]}">'
+                  f'\n          <span class="bar"><span style="width: {width}%"></span></span>'
+                  f'\n          <b>{int(score)}</b><span class="sr-only"> {w["penalty points"]}</span>'
+                  f'<span class="of">/ {escape(target)}</span>\n        </span>')
+
+
+@functools.lru_cache(maxsize=4096)
+def _rest(lang: str, name: str, agurk: int, penalty_cards: tuple[str, ...]) -> Marked:
+    """The agurks and penalty cards, if any, and the end of the stats."""
+    w = said(WORDS)
+    lines = []
     if agurk:
         lines.append(f'\n        <span class="tag agurk" title="{w["Agurk: final card was a joker"]}">'
                      f'{w["agurk"]} ×{int(agurk)}</span>')

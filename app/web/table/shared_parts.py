@@ -26,20 +26,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from fastapi.templating import Jinja2Templates
 from markupsafe import Markup
 
 from app.i18n import _, current_language
 from app.rooms.room import LiveRoom
+from app.web.table.deal_html import deal_result_html, final_cards_html
 from app.web.table.felt_html import felt_html
 from app.web.table.look import Look, look_of
 from app.web.table.plays_html import plays_html
-from app.web.table.render import before_first_trick, look_context, render_block
-from app.web.table.score_sheet import score_rows
+from app.web.table.render import before_first_trick, look_context
+from app.web.table.score_sheet import score_rows, score_sheet_html
 from app.web.table.seat_row import seat_list, seat_stats
-from app.web.table.viewer_marks import Marked, viewer
-
-TEMPLATE = "table/shared.html"
+from app.web.table.viewer_marks import Marked
 
 
 @dataclass(frozen=True)
@@ -102,8 +100,7 @@ class Shown:
 class SharedPartsCache:
     """Per room: its current state's parts, per language."""
 
-    def __init__(self, templates: Jinja2Templates) -> None:
-        self.templates = templates
+    def __init__(self) -> None:
         self._rooms: weakref.WeakKeyDictionary[LiveRoom, Shown] = weakref.WeakKeyDictionary()
         # what changes less often than the state (the score sheet, most seats' stats), per room
         self._drawn: weakref.WeakKeyDictionary[LiveRoom, Drawn] = weakref.WeakKeyDictionary()
@@ -126,7 +123,7 @@ class SharedPartsCache:
             drawn = self._drawn.get(room)
             if drawn is None:
                 drawn = self._drawn[room] = Drawn()
-            parts = entry.parts[lang] = render_shared(self.templates, entry.look, drawn)
+            parts = entry.parts[lang] = render_shared(entry.look, drawn)
             self.renders += 1
         return parts
 
@@ -168,7 +165,7 @@ class Drawn:
         self.parts, self.now = self.now, {}
 
 
-def render_shared(templates: Jinja2Templates, look: Look, drawn: Drawn) -> SharedParts:
+def render_shared(look: Look, drawn: Drawn) -> SharedParts:
     """Render the shared parts from public information only (the table as a spectator sees it,
     and the finished deals), in the current language; what shows the same as when it was last
     drawn comes from `drawn`."""
@@ -176,10 +173,6 @@ def render_shared(templates: Jinja2Templates, look: Look, drawn: Drawn) -> Share
     view, g, names = look.view, look.room.game, public["names"]
     empty = Markup("")
     parts: dict[str, Any] = {}
-
-    def context(**more: Any) -> dict[str, Any]:  # the templates' (only when one is rendered)
-        return {**public, "view": view, "me": None, "shared": parts, "viewer": viewer, **more}
-
     before: dict[str, Any] = {}
     if view is not None and g is not None:
         trick = view.get("trick") or {}
@@ -199,13 +192,13 @@ def render_shared(templates: Jinja2Templates, look: Look, drawn: Drawn) -> Share
             last_trick=plays(last, shown_last, "", _("took it")) if last else empty,
             last_trick_small=plays(last, shown_last, "tiny", _("took it")) if last else empty,
             finals=drawn.part(("finals", *seen, g.deal_log[-1]),
-                              lambda: _part(templates, "final_cards", context(ld=last_deal))) if last_deal else empty,
-            score_sheet=_score_sheet(templates, look, g.deal_log, names, drawn, context) if g.deal_log else empty,
+                              lambda: final_cards_html(last_deal, names)) if last_deal else empty,
+            score_sheet=_score_sheet(look, g.deal_log, names, drawn) if g.deal_log else empty,
         )
         # the last deal's result: its words, and whether a trick has been played since
         result_key = ("deal_result", *seen, g.deal_log[-1] if g.deal_log else None, view["target"], view.get("over"),
                       bool(view.get("last_trick") or trick.get("plays")))
-        deal_result = drawn.part(result_key, lambda: _part(templates, "deal_result", context())) if last_deal else empty
+        deal_result = drawn.part(result_key, lambda: deal_result_html(view, names, parts["finals"])) if last_deal else empty
     else:
         parts.update(stats={}, trick=empty, last_trick=empty, last_trick_small=empty, finals=empty,
                      score_sheet=empty)
@@ -218,11 +211,6 @@ def render_shared(templates: Jinja2Templates, look: Look, drawn: Drawn) -> Share
              "felt": drawn.split("felt", felt), "score_sheet": drawn.split("score_sheet", parts["score_sheet"])}
     return SharedParts(**parts, seat_list=seats.html, deal_result=deal_result, felt=felt, public=public, look=look,
                        board=board)
-
-
-def _part(templates: Jinja2Templates, block: str, ctx: dict[str, Any], **more: Any) -> Markup:
-    """One block of the shared parts' template, with `more` besides the table model `ctx`."""
-    return Markup(render_block(templates, TEMPLATE, block, {**ctx, **more} if more else ctx))
 
 
 def _lead_seat(room: LiveRoom, view: dict[str, Any] | None) -> int:
@@ -244,10 +232,8 @@ def _stats(look: Look, target: int, drawn: Drawn) -> dict[int, Marked]:
     return shown
 
 
-def _score_sheet(templates: Jinja2Templates, look: Look, deal_log: Any, names: list[str], drawn: Drawn,
-                 context: Callable[..., dict[str, Any]]) -> Markup:
+def _score_sheet(look: Look, deal_log: Any, names: list[str], drawn: Drawn) -> Markup:
     key: SheetKey = (current_language(), tuple(names), tuple(deal_log))  # compared, not hashed
     if drawn.sheet is None or drawn.sheet[0] != key:
-        rows = score_rows(deal_log, len(look.room.seats))
-        drawn.sheet = (key, _part(templates, "score_sheet", context(score_sheet=rows)))
+        drawn.sheet = (key, score_sheet_html(score_rows(deal_log, len(look.room.seats)), names))
     return drawn.sheet[1]
