@@ -66,7 +66,14 @@ class Game:
         twin = Game.__new__(Game)
         state = twin.__dict__
         for name, value in self.__dict__.items():
-            state[name] = value[:] if name in _APPEND_ONLY else _fork_value(value)
+            if name in _SHARED or value is None:
+                state[name] = value
+            elif name in _LISTS:
+                state[name] = value[:]
+            elif name in _LISTS_OF_LISTS:
+                state[name] = [v[:] for v in value]
+            else:
+                state[name] = _fork_value(value)
         return twin
 
     # ------------------------------------------------------------------ helpers
@@ -437,7 +444,7 @@ class Game:
             if card not in self._table.valid:
                 return None, Text("%(card)s is not a card of this game (rank 2-9 T J Q K A + "
                                   "suit C D H S, jokers X1 X2)", card=repr(card))
-        canonical = Action(parsed.kind, tuple(self._table.sort(parsed.cards)))
+        canonical = parsed if len(parsed.cards) < 2 else Action(parsed.kind, tuple(self._table.sort(parsed.cards)))
         if self._legal is None:
             self._legal = self._compute_legal()
         if self._legal_by_text is None:
@@ -544,10 +551,19 @@ def new_game(preset: str | Ruleset, players: int, seed: int | str | None = None,
     return Game(ruleset, players, seed=seed, dealer=dealer)
 
 
-# Lists that only ever grow: an entry is never changed once added (the move log, finished
-# deals, cards played), so a fork copies the list and shares its entries. The log grows with
-# every move: copying each entry made a fork cost as much as the whole game so far.
-_APPEND_ONLY = frozenset({"log", "deal_log", "played", "exchanged_away"})
+# How a fork copies each part of a game (by attribute), the generic `_fork_value` aside: a move
+# forks the game, so this is on every move's path.
+# - shared: immutable values, and caches that are only ever replaced, never changed in place;
+_SHARED = frozenset({"ruleset", "players", "seed", "first_dealer", "_table", "dealer", "deal_no", "phase", "to_act",
+                     "over", "forehand", "hand_size", "exchange_limit", "_prev_exchange", "_rassi_round", "_legal",
+                     "_legal_by_text"})
+# - lists of immutable values (cards, seats, points, tuples), copied; among them the lists that
+#   only ever grow (the move log, finished deals, cards played): copying each entry of the log
+#   made a fork cost as much as the whole game so far;
+_LISTS = frozenset({"scores", "agurk", "out", "stock", "multipliers", "_queue", "_active", "ranking", "exchanges",
+                    "log", "deal_log", "played", "exchanged_away"})
+# - lists of such lists (a hand, a seat's penalty cards), each copied.
+_LISTS_OF_LISTS = frozenset({"hands", "dealt_hands", "penalty_cards"})
 
 
 def _fork_value(value: Any) -> Any:

@@ -8,7 +8,7 @@ combinations drawn from a hand are already in canonical order and equal multiset
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from itertools import combinations
 
 from app.rules.actions import Action
@@ -73,10 +73,9 @@ class Trick:
     def fork(self) -> Trick:
         """An independent copy (its plays and order are copied, the cards are immutable)."""
         twin = Trick.__new__(Trick)
-        for name in Trick.__slots__:
-            setattr(twin, name, getattr(self, name))
-        twin.order = list(self.order)
-        twin.plays = list(self.plays)
+        twin.leader, twin.order, twin.pos, twin.plays = self.leader, list(self.order), self.pos, list(self.plays)
+        twin.high, twin.high_cards, twin.winner, twin.k = self.high, self.high_cards, self.winner, self.k
+        twin.final, twin.lead8, twin.last_discard = self.final, self.lead8, self.last_discard
         return twin
 
     def as_dict(self) -> dict[str, object]:
@@ -275,7 +274,10 @@ def record_follow(
 # --------------------------------------------------------------------------- explanations
 
 
-def missing_card(cards: Iterable[str], hand: list[str]) -> str | None:
+def missing_card(cards: Sequence[str], hand: list[str]) -> str | None:
+    """The first of `cards` that `hand` does not hold (as many times as `cards` names it)."""
+    if len(cards) == 1:  # one card, as nearly every play
+        return None if cards[0] in hand else cards[0]
     held = Counter(hand)
     for card, n in Counter(cards).items():
         if held[card] < n:

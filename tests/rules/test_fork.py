@@ -57,3 +57,14 @@ def test_a_fork_leaves_the_game_alone_and_plays_like_it(preset: str) -> None:
             game.apply(action, seat=game.to_act)
         assert state(game) == state(twin)
     assert steps > 20
+
+
+def test_a_forked_trick_holds_every_slot_and_its_own_lists() -> None:
+    game = new_game("gurka-night", players=3, seed=2)
+    game.deal()
+    game.apply(game.legal_actions()[0])
+    trick = game.trick
+    assert trick is not None and trick.plays
+    twin = trick.fork()
+    assert all(getattr(twin, name) == getattr(trick, name) for name in Trick.__slots__)
+    assert twin.plays is not trick.plays and twin.order is not trick.order
