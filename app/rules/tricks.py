@@ -8,7 +8,7 @@ combinations drawn from a hand are already in canonical order and equal multiset
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from itertools import combinations
 
 from app.rules.actions import Action
