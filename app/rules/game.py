@@ -16,6 +16,8 @@ from app.rules.ruleset import Ruleset, make_ruleset, validate_ruleset
 from app.rules.scoring import DealResult
 from app.rules.text import Text
 from app.rules.tricks import Trick
+from app.rules.view import build_view
+from app.rules.view import seat_view as own_view
 
 KEEP = Action("exchange")
 PASS = Action("pass")
@@ -492,16 +494,12 @@ class Game:
     # ------------------------------------------------------------------ views, JSON
 
     def view(self, seat: int | None = None) -> dict[str, Any]:
-        from app.rules.view import build_view
-
         return build_view(self, seat)
 
     def seat_view(self, seat: int | None) -> dict[str, Any]:
         """The part of `view(seat)` that is the seat's own: `seat`, `hand`, `legal` and
         `why_not`; every other entry is the same in every seat's view as in `view(None)`."""
-        from app.rules.view import seat_view
-
-        return seat_view(self, seat)
+        return own_view(self, seat)
 
     def to_json(self) -> dict[str, Any]:
         """Configuration plus the log: restoring replays the log exactly."""

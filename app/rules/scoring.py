@@ -3,7 +3,7 @@ next dealer (RULES.md §3 rows "deal loser" … "next dealer", §3.1)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any
 
 from app.rules.ruleset import Ruleset
@@ -31,15 +31,15 @@ class DealResult:
     def as_dict(self) -> dict[str, Any]:
         """The fields as plain values, tuples as lists (every view shows the last deal: a
         field-by-field copy, not `dataclasses.asdict`'s deep one; the values are flat)."""
-        return {f.name: list(v) if isinstance(v := getattr(self, f.name), tuple) else v for f in _FIELDS}
+        return {"deal_no": self.deal_no, "dealer": self.dealer, "losers": list(self.losers), "cards": list(self.cards),
+                "points": list(self.points), "multipliers": list(self.multipliers), "agurk": list(self.agurk),
+                "final_cards": list(self.final_cards), "cleared": list(self.cleared), "went_out": list(self.went_out)}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> DealResult:
         values: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in d.items()}
         return cls(**values)
 
-
-_FIELDS = fields(DealResult)
 
 
 def is_out(score: int, r: Ruleset) -> bool:

@@ -68,3 +68,20 @@ def test_a_forked_trick_holds_every_slot_and_its_own_lists() -> None:
     twin = trick.fork()
     assert all(getattr(twin, name) == getattr(trick, name) for name in Trick.__slots__)
     assert twin.plays is not trick.plays and twin.order is not trick.order
+
+
+def test_a_finished_deal_as_a_dict_names_every_field_and_reads_back() -> None:
+    from dataclasses import fields
+
+    from app.rules.scoring import DealResult
+
+    game = new_game("gurka-night", players=3, seed=5)
+    while not game.deal_log:
+        if game.to_act is None:
+            game.deal()
+        else:
+            game.apply(game.legal_actions()[0])
+    deal = game.deal_log[-1]
+    as_dict = deal.as_dict()
+    assert set(as_dict) == {f.name for f in fields(DealResult)}
+    assert DealResult.from_dict(as_dict) == deal
