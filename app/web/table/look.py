@@ -84,7 +84,8 @@ def look_of(room: LiveRoom) -> Look:
     g = room.game
     view: dict[str, Any] | None = g.view(None) if g is not None else None
     humans = frozenset(s.name for s in room.seats.values() if not s.is_bot)
-    handovers = room.handovers()
+    # while a push renders, the buttons it offers were just worked out (`RoomPublishing.publish`)
+    handovers = room.shown_handovers if room.publishing is not None else room.handovers()
     host = room.host
     names = tuple(display_name(s.name, s.is_bot, humans) if (s := room.seats.get(i)) is not None else None
                   for i in range(len(room.seats)))

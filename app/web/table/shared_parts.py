@@ -49,12 +49,20 @@ class SharedParts:
     finals: Markup  # the final cards of the last deal
     score_sheet: Markup
     # with `viewer()` marks:
-    seat_list: Markup  # every seat, its stats included
     deal_result: Markup  # the last deal's result, its final cards included
-    felt: Markup  # the trick, the last trick, or what happened before the first
     public: dict[str, Any]  # the public table model they show (`look_context`)
     look: Look  # what they show, in no language
     board: dict[str, Marked]  # the parts a seat's table places, split at their marks (and escaped for JSON) once
+
+    @property
+    def felt(self) -> Markup:
+        """The trick, the last trick, or what happened before the first (with viewer marks)."""
+        return self.board["felt"].html
+
+    @property
+    def seat_list(self) -> Markup:
+        """Every seat, its stats included (with viewer marks)."""
+        return self.board["seat_list"].html
 
     def html(self) -> str:
         """Every part together (what a test scans for hidden cards)."""
@@ -206,10 +214,10 @@ def render_shared(look: Look, drawn: Drawn) -> SharedParts:
     drawn.done()
     # the parts above are placed in these, which hold viewer marks
     seats = seat_list(look.rows, parts["stats"], look.version, look.status == "lobby", look.turn_left)
-    felt = felt_html(view, parts, names, _lead_seat(look.room, view), before)
+    felt = felt_html(view, parts, names, _lead_seat(look.room, view), before)  # a Marked
     board = {"seat_list": seats, "deal_result": drawn.split("deal_result", deal_result),
-             "felt": drawn.split("felt", felt), "score_sheet": drawn.split("score_sheet", parts["score_sheet"])}
-    return SharedParts(**parts, seat_list=seats.html, deal_result=deal_result, felt=felt, public=public, look=look,
+             "felt": felt, "score_sheet": drawn.split("score_sheet", parts["score_sheet"])}
+    return SharedParts(**parts, deal_result=deal_result, public=public, look=look,
                        board=board)
 
 

@@ -68,55 +68,49 @@ def viewer(seat: int, me: str = "", seated: str = "", watching: str | None = Non
 
 
 class Marked:
-    """A shared part: its texts and its marks between them, in HTML and escaped for JSON."""
+    """A shared part: its pieces, text and marks, in HTML and escaped for JSON (the same marks
+    in both, at the same places)."""
 
-    __slots__ = ("html", "json_texts", "marks", "texts")
+    __slots__ = ("_html", "items", "json_items")
 
     def __init__(self, html: str) -> None:
         """`html` (a template's, its marks written as text) split at its marks."""
-        self.html = Markup(html)
+        self._html: str | None = html
         if "\x01" not in html:  # no mark: one text
-            self.texts, self.json_texts, self.marks = [html], [json_escaped(html)], []
+            self.items: list[str | Mark] = [html]
+            self.json_items: list[str | Mark] = [json_escaped(html)]
             return
         split = _MARK.split(html)  # text, then five groups per mark (the seat, four readings), then text...
-        self.texts = split[::6]
-        self.json_texts = [json_escaped(text) for text in self.texts]
-        self.marks = [_mark(int(split[i]), (split[i + 1], split[i + 2], split[i + 3], split[i + 4]))
-                      for i in range(1, len(split), 6)]
+        self.items, self.json_items = [], []
+        for i in range(0, len(split), 6):
+            if split[i]:
+                self.items.append(split[i])
+                self.json_items.append(json_escaped(split[i]))
+            if i + 1 < len(split):
+                m = _mark(int(split[i + 1]), (split[i + 2], split[i + 3], split[i + 4], split[i + 5]))
+                self.items.append(m)
+                self.json_items.append(m)
 
     @classmethod
     def of(cls, *pieces: str | Mark | Marked) -> Marked:
         """A part put together from HTML text (without marks), marks and parts."""
-        html: list[str] = []
-        texts: list[list[str]] = [[]]  # the texts between the marks, in pieces
-        json_texts: list[list[str]] = [[]]
-        marks: list[Mark] = []
+        items: list[str | Mark] = []
+        json_items: list[str | Mark] = []
         for piece in pieces:
             if type(piece) is str or type(piece) is Markup:
                 if piece:
-                    html.append(piece)
-                    texts[-1].append(piece)
-                    json_texts[-1].append(json_escaped(piece))
+                    items.append(piece)
+                    json_items.append(json_escaped(piece))
             elif type(piece) is Marked:
-                html.append(piece.html)
-                texts[-1].append(piece.texts[0])
-                json_texts[-1].append(piece.json_texts[0])
-                if piece.marks:
-                    marks.extend(piece.marks)
-                    texts.extend([t] for t in piece.texts[1:])
-                    json_texts.extend([t] for t in piece.json_texts[1:])
+                items += piece.items
+                json_items += piece.json_items
             elif type(piece) is Mark:
-                html.append(piece.text)
-                marks.append(piece)
-                texts.append([])
-                json_texts.append([])
+                items.append(piece)
+                json_items.append(piece)
             else:
                 raise TypeError(f"not a piece of a part: {type(piece).__name__}")
         part = cls.__new__(cls)
-        part.html = Markup("".join(html))
-        part.texts = ["".join(t) for t in texts]
-        part.json_texts = ["".join(t) for t in json_texts]
-        part.marks = marks
+        part._html, part.items, part.json_items = None, items, json_items
         return part
 
     @classmethod
@@ -124,24 +118,31 @@ class Marked:
         """The parts one after the other, as one part."""
         return cls.of(*parts)
 
+    @property
+    def html(self) -> Markup:
+        """The whole part, its marks written as text."""
+        if self._html is None:
+            self._html = "".join([x.text if isinstance(x, Mark) else x for x in self.items])
+        return Markup(self._html)
+
     def for_viewer(self, me: int | None, host: int | None) -> Markup:
         """As the viewer at seat `me` (None: a spectator) reads it, in HTML."""
-        return Markup(_joined(self.texts, self.marks, False, me, host))
+        return Markup(_joined(self.items, False, me, host))
 
     def json_for_viewer(self, me: int | None, host: int | None) -> str:
         """The same, escaped for a JSON string."""
-        return _joined(self.json_texts, self.marks, True, me, host)
+        return _joined(self.json_items, True, me, host)
 
 
-def _joined(texts: list[str], marks: list[Mark], json: bool, me: int | None, host: int | None) -> str:
-    """`texts` with each mark's reading for the viewer `me` between them (the marks' readings
+def _joined(items: list[str | Mark], json: bool, me: int | None, host: int | None) -> str:
+    """The text pieces with each mark's reading for the viewer `me` (the marks' readings
     escaped for JSON if `json`, else their HTML)."""
-    if not marks:
-        return texts[0]
-    out = [texts[0]]
     which = 3 if me is None else 1 if me == host else 2  # the reading of a mark about another seat
-    for m, text in zip(marks, texts[1:], strict=True):
-        readings = m.json if json else m.html
-        out.append(readings[0] if m.seat == me else readings[which])
-        out.append(text)
+    out: list[str] = []
+    for x in items:
+        if type(x) is Mark:
+            readings = x.json if json else x.html
+            out.append(readings[0] if x.seat == me else readings[which])
+        else:
+            out.append(x)  # type: ignore[arg-type]
     return "".join(out)
