@@ -6,6 +6,7 @@ manager and the table's card helpers into the templates, and both areas use it.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -20,12 +21,12 @@ from app.i18n.jinja import install as install_languages
 from app.rooms import LiveRoom, RoomManager
 from app.web.shared.templating import make_templates
 from app.web.table import talk
-from app.web.table.hand_html import hand_panel
+from app.web.table.hand_html import hand_key, hand_panel
 from app.web.table.presence_marks import render_presence
 from app.web.table.render import render_block, setup_templates, status_line, table_context
 from app.web.table.section_html import PANELS, table_section
-from app.web.table.shared_parts import SharedPartsCache
-from app.web.table.status_bar import status_bar
+from app.web.table.shared_parts import Drawn, SharedPartsCache
+from app.web.table.status_bar import status_bar, status_key
 from app.web.table.viewer_marks import json_escaped
 
 TEMPLATES_DIR = Path(__file__).resolve().parents[2] / "templates"
@@ -57,18 +58,22 @@ class Tables:
         # Hook: extra HTML that other areas (the club) add to a room's table, per seat. Each
         # panel must be cheap and in memory: it runs on every push.
         self.panels: list[RoomPanel] = []
+        self._own: weakref.WeakKeyDictionary[LiveRoom, Drawn] = weakref.WeakKeyDictionary()
 
     def context(self, room: LiveRoom, seat: int | None, *, push: bool = False) -> dict[str, Any]:
         """One seat's table model in the current language, its whole table among it: its own
         context, the shared parts (rendered once for all seats), its status line, status bar
-        and hand (drawn in Python) and the panels other areas add. The table, the section
-        room.html places, is `table_html`; for a push (`push`), `table_json` instead: the same
-        escaped for a JSON string, put together from shared parts escaped once for all seats."""
+        and hand (drawn in Python, or as the room last showed them) and the panels other areas
+        add. The table, the section room.html places, is `table_html`; for a push (`push`),
+        `table_json` instead: the same escaped for a JSON string, put together from shared parts
+        escaped once for all seats."""
         shared = self.shared.get(room, current_language())
         ctx = table_context(room, seat, shared.public)
         ctx["status_text"] = status_line(ctx)
-        ctx["status_bar"] = status_bar(ctx)
-        ctx["hand_panel"] = hand_panel(ctx)
+        memo = self._own_memo(room)
+        bar = memo.part(status_key(ctx), lambda: _both(status_bar(ctx)))
+        hand = memo.part(hand_key(ctx), lambda: _both(hand_panel(ctx)))
+        ctx["status_bar"], ctx["hand_panel"] = bar[0], hand[0]
         ctx["shared"] = shared
         ctx["extra_panels"] = Markup("".join([panel(room, seat) for panel in self.panels])) if self.panels else ""
         templates = self.templates
@@ -77,10 +82,29 @@ class Tables:
             return render_block(templates, PANELS, block, ctx)
 
         if push:
-            ctx["table_json"] = table_section(ctx, panel, shared.json_for_viewer(ctx["me"], room.host), json_escaped)
+            own = {"status_bar": bar[1], "hand_panel": hand[1]}
+            ctx["table_json"] = table_section(ctx, panel, shared.json_for_viewer(ctx["me"], room.host), own,
+                                              json_escaped)
         else:
-            ctx["table_html"] = Markup(table_section(ctx, panel, shared.for_viewer(ctx["me"], room.host)))
+            own = {"status_bar": bar[0], "hand_panel": hand[0]}
+            ctx["table_html"] = Markup(table_section(ctx, panel, shared.for_viewer(ctx["me"], room.host), own))
         return ctx
+
+    def _own_memo(self, room: LiveRoom) -> Drawn:
+        """What the seats of `room` showed of their own (status bars, hands) at its last push and
+        this one: a seat that did not move shows the hand it showed."""
+        memo = self._own.get(room)
+        if memo is None:
+            memo = self._own[room] = Drawn()
+        if memo.round is None or memo.round != room.publishing:  # a new push (or a page: each its own)
+            memo.done()
+            memo.round = room.publishing
+        return memo
+
+
+def _both(html: Markup) -> tuple[Markup, str]:
+    """`html`, and the same escaped for a JSON string."""
+    return html, json_escaped(html)
 
 
 def tables_of(app: FastAPI) -> Tables:

@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 
 from app.i18n import use_language
 from app.main import create_app
-from app.web.state import seat_table_context
+from app.web.state import Tables, seat_table_context
 from app.web.table import shared_parts
 from app.web.table.look import look_of
 from app.web.table.shared_parts import Drawn, look_key, render_shared
@@ -169,3 +169,24 @@ def test_a_push_carries_the_very_table_the_page_shows(web: TestClient) -> None:
         play_one(players, room, rng)
     checked += same_everywhere()  # the ranking
     assert checked > 10 and 'data-mode="over"' in json.loads(room.table_frame(0))["content"]
+
+
+def test_every_push_is_the_table_drawn_afresh(web: TestClient) -> None:
+    """What a room remembers between pushes (shared parts, each seat's status bar and hand)
+    never shows anything but what a table drawn from nothing shows."""
+    _slug, room, players = three_players(web, target="12")
+    start(players, room)
+    tables = web.app.state.tables  # type: ignore[attr-defined]
+    rng = random.Random(8)
+    checked = 0
+    while not room.game.over and checked < 400:
+        fresh = Tables(tables.templates)  # nothing remembered
+        fresh.panels = tables.panels
+        for seat, p in enumerate(players):
+            assert p.version == room.version
+            with use_language("en"):
+                drawn = fresh.context(room, seat, push=True)["table_json"]
+            assert p.table["content"] == json.loads(f'"{drawn}"'), seat
+            checked += 1
+        play_one(players, room, rng)
+    assert checked > 30

@@ -88,6 +88,21 @@ def _html_json(text: str) -> str:
             .replace("'", "\\u0027"))
 
 
+def hand_key(ctx: Mapping[str, Any]) -> tuple[Any, ...]:
+    """Everything `hand_panel(ctx)` shows (in the current language): the same key, the same
+    panel. (A seat that did not move and does not move next shows the panel it showed.)"""
+    view, mode = ctx["view"], ctx["mode"]
+    if not view or ctx["me"] is None or not ctx["hand"]:
+        return ("hand", current_language(), bool(view), ctx["me"] is None)
+    return ("hand", current_language(), mode, int(ctx["version"]) if mode in SENDS else None, ctx["advice"],
+            ctx["my_turn"], tuple(tuple(h.values()) for h in ctx["hand"]), ctx.get("exchange_max"),
+            tuple(ctx["legal"]) if mode == "select" else (), tuple(ctx.get("rassi_actions") or ()),
+            tuple(ctx["top_cards"]), view["to_act"] is not None)
+
+
+SENDS = frozenset({"play", "select", "exchange", "rassi"})  # the modes whose buttons carry the version
+
+
 def hand_panel(ctx: Mapping[str, Any]) -> Markup:
     """Under the felt: a seated player's hand with what it asks of them (the advice, the card
     buttons, the buttons that send a selection or answer a rassi round, the keyboard hint), or

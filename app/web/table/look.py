@@ -50,8 +50,11 @@ class SeatStats(NamedTuple):
     penalty_cards: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Look:
+    """(Not frozen: a frozen dataclass sets each field through `object.__setattr__`, and a look
+    is made per push; nothing changes one once made.)"""
+
     room: LiveRoom
     version: int
     status: str

@@ -24,11 +24,12 @@ WORDS = (N_("Your turn"), N_("Card table"), N_("The deal is over: here are its f
 
 
 def table_section(ctx: Mapping[str, Any], panel: Callable[[str], str], board: Mapping[str, str],
-                  encode: Callable[[str], str] = str) -> str:
-    """The section for the seat of the table model `ctx` (its status bar, hand, panels and
-    status text made already); `panel(name)` renders a block of `PANELS` for it; `board`: the
-    shared parts as this seat reads them (`SharedParts.for_viewer`, or `json_for_viewer` with
-    `encode=json_escaped` for a push: the section escaped for a JSON string)."""
+                  own: Mapping[str, str], encode: Callable[[str], str] = str) -> str:
+    """The section for the seat of the table model `ctx` (its status text made already);
+    `panel(name)` renders a block of `PANELS` for it; `board`: the shared parts as this seat
+    reads them (`SharedParts.for_viewer`), and `own` its status bar and hand (`status_bar`,
+    `hand_panel`); for a push, all three escaped for a JSON string (`json_for_viewer`), and
+    `encode=json_escaped` escapes the rest: the section escaped for a JSON string."""
     w, view, mode, version = said(WORDS), ctx["view"], escape(ctx["mode"]), int(ctx["version"])
     time_note = ctx["time_note"]
     note = f'<p class="banner timenote" role="status">{escape(say(time_note))}</p>' if time_note else ""
@@ -48,14 +49,17 @@ def table_section(ctx: Mapping[str, Any], panel: Callable[[str], str], board: Ma
         encode(f'\n<section id="table" class="table mode-{mode}" data-version="{version}" data-mode="{mode}"'
                f'\n         data-my-turn="{"true" if ctx["my_turn"] else "false"}" data-turn-title="● {w["Your turn"]}"'
                f'\n         data-announce="{escape(ctx["status_text"])}" aria-label="{w["Card table"]}">'
-               f'\n  {ctx.get("extra_panels") or ""}\n  \n{ctx["status_bar"]}\n  {note}\n  {next_deal}\n  {take_back}\n'
-               f'\n  \n  '),
+               f'\n  {ctx.get("extra_panels") or ""}\n  \n'),
+        own["status_bar"],
+        encode(f'\n  {note}\n  {next_deal}\n  {take_back}\n\n  \n  '),
         board["deal_result"],
         encode("\n\n  \n  "),
         board["seat_list"],
         encode(f"\n\n  \n  {lobby}\n\n  \n  "),
         board["felt"],
-        encode(f'\n\n  \n  {game_over}\n\n  \n  {ctx["hand_panel"]}\n  '),
+        encode(f'\n\n  \n  {game_over}\n\n  \n  '),
+        own["hand_panel"],
+        encode("\n  "),
         board["score_sheet"] if ctx.get("score_sheet") else "",
         encode("\n</section>\n"),
     ])

@@ -40,8 +40,8 @@ from app.web.table.seat_row import seat_list, seat_stats
 from app.web.table.viewer_marks import Marked
 
 
-@dataclass(frozen=True)
-class SharedParts:
+@dataclass(slots=True)
+class SharedParts:  # (made per push and language: not frozen, see `Look`)
     stats: dict[int, Marked]  # each occupied seat's count, score and penalty cards
     trick: Markup  # the plays of the trick in progress
     last_trick: Markup  # the previous trick, shown on the felt between tricks
@@ -150,12 +150,13 @@ class Drawn:
     parts: dict[tuple[Any, ...], Any] = field(default_factory=dict)  # those shown last time (HTML, or Marked)
     now: dict[tuple[Any, ...], Any] = field(default_factory=dict)  # those shown this time
     marked: dict[tuple[str, str], Marked] = field(default_factory=dict)  # (language, part): as split last
+    round: int | None = None  # the publish round it was last turned over for (see `state.Tables`)
 
     def split(self, name: str, html: str) -> Marked:
         """The part `name` split at its marks, split again only if it shows something else."""
         key = (current_language(), name)
         kept = self.marked.get(key)
-        if kept is None or kept.html != html:
+        if kept is None or kept.html_text() != html:
             kept = self.marked[key] = Marked(html)
         return kept
 

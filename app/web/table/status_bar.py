@@ -8,7 +8,7 @@ from typing import Any
 
 from markupsafe import Markup, escape
 
-from app.i18n import N_, _, say
+from app.i18n import N_, _, current_language, say
 from app.web.table.words import said
 
 PHASE_TEXT = {
@@ -23,6 +23,13 @@ PHASE_TEXT = {
 
 
 WORDS = (N_("Waiting room"), N_("reconnecting…"))
+
+
+def status_key(ctx: Mapping[str, Any]) -> tuple[Any, ...]:
+    """Everything `status_bar(ctx)` shows (in the current language)."""
+    view = ctx["view"]
+    shown = (view["phase"], view["over"], view["deal_no"], view["target"]) if view else None
+    return ("bar", current_language(), shown, ctx["my_turn"], ctx["status_text"])
 
 
 def status_bar(ctx: Mapping[str, Any]) -> Markup:

@@ -121,9 +121,12 @@ class Marked:
     @property
     def html(self) -> Markup:
         """The whole part, its marks written as text."""
+        return Markup(self.html_text())
+
+    def html_text(self) -> str:
         if self._html is None:
             self._html = "".join([x.text if isinstance(x, Mark) else x for x in self.items])
-        return Markup(self._html)
+        return self._html
 
     def for_viewer(self, me: int | None, host: int | None) -> Markup:
         """As the viewer at seat `me` (None: a spectator) reads it, in HTML."""
