@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import gc
+import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -12,7 +12,7 @@ from pathlib import Path
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from app import web
+from app import gc_pacing, web
 from app.rooms.clock import Clock
 from app.settings import Settings
 from app.store.db import make_engine, upgrade
@@ -37,9 +37,15 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        tune_gc()
+        gc_pacing.tune()
         async with web.running(app):
-            yield
+            pacer = asyncio.create_task(gc_pacing.Pacer().run(), name="gc-pacing") if settings.gc_pacing else None
+            try:
+                yield
+            finally:
+                if pacer is not None:
+                    pacer.cancel()
+                    await asyncio.gather(pacer, return_exceptions=True)
         app.state.engine.dispose()
 
     app = FastAPI(title="Gurka online", lifespan=lifespan, docs_url=None, redoc_url=None)
@@ -55,15 +61,6 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
 
     web.install(app)
     return app
-
-
-def tune_gc() -> None:
-    """Collect garbage less often. With thousands of sockets and live games the heap is large,
-    and CPython's default thresholds (700, 10, 10) run full collections that stall the event
-    loop for hundreds of milliseconds: bench/ws_load.py at 300 actions/s over 3,000 sockets had
-    p99 369 ms with the defaults and 7 ms with these (same CPU, same memory)."""
-    if gc.get_threshold()[0] < 50_000:
-        gc.set_threshold(50_000, 20, 100)
 
 
 def serve(settings: Settings, *, reload: bool = False) -> None:

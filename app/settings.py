@@ -34,6 +34,11 @@ class Settings(BaseSettings):
         description="Seconds the final trick and cards stay on the table before the next deal "
         "(any seated player may skip it).",
     )
+    gc_pacing: bool = Field(
+        default=True,
+        description="Pace garbage collection for a steady event loop (app/gc_pacing.py); false: "
+        "CPython's own collections only.",
+    )
     secure_cookies: bool = Field(default=False, description="Send cookies with Secure (behind HTTPS).")
     login_free_attempts: int = Field(
         default=5, ge=1, description="Elder login attempts per name and per address before back-off."

@@ -26,6 +26,8 @@ def make_settings(database_url: str, **overrides: object) -> Settings:
         "bot_delay": 0.0,
         "seat_takeover_seconds": 0.0,
         "deal_pause": 0.0,
+        # the pacer freezes what lives: a test that looks for objects or cycles would not see them
+        "gc_pacing": False,
         "allowed_origins": ["http://testserver"],
     }
     values.update(overrides)
