@@ -1,5 +1,5 @@
-"""The garbage collection pacer: young objects collected once there are enough of them, what
-survives frozen out of later walks, a full sweep on its clock that frees frozen cycles too."""
+"""The garbage collection pacer: what lives frozen out of later collections on a clock, a full
+sweep on its own clock that frees frozen cycles too, everything handed back when it stops."""
 
 from __future__ import annotations
 
@@ -34,35 +34,35 @@ class Clock:
         return self.now
 
 
-def test_a_tick_below_the_limit_walks_nothing_and_freezes_nothing() -> None:
-    pacer = Pacer(young_limit=10**9)
-    frozen = gc.get_freeze_count()
-    assert pacer.tick() is False
-    assert gc.get_freeze_count() == frozen
-
-
-def test_a_tick_frees_young_cycles_and_freezes_what_lives() -> None:
-    pacer = Pacer(young_limit=1)
-    gc.freeze()  # everything of the test run so far: only what is made below is young
+def test_a_step_freezes_what_lives_out_of_later_collections() -> None:
+    pacer = Pacer(sweep_every=60, clock=Clock())
     kept = [Node() for _ in range(100)]
-    dropped = Node()
-    gone = weakref.ref(dropped)
-    del dropped
+    old = Node()
+    gone = weakref.ref(old)
+    pacer.step()
+    assert gc.get_freeze_count() >= len(kept)
+    walked = {id(o) for o in gc.get_objects()}
+    assert not any(id(node) in walked for node in kept)  # no generation holds them
+    del old
+    gc.collect()
+    assert gone() is not None  # frozen: no ordinary collection walks it
+
+
+def test_a_frozen_object_is_still_freed_by_reference_counting() -> None:
+    pacer = Pacer(sweep_every=60, clock=Clock())
+    held = [[n] for n in range(1000)]  # lists: tracked by the collector, freed by their last reference
+    pacer.step()
     frozen = gc.get_freeze_count()
-    assert pacer.tick() is True
-    assert gone() is None  # the cycle let go before the tick was collected
-    assert gc.get_freeze_count() >= frozen + len(kept)  # the living moved out of later walks
-    assert len(gc.get_objects(0)) < 100
+    del held
+    assert gc.get_freeze_count() <= frozen - 1000
 
 
 def test_a_sweep_frees_a_cycle_that_was_frozen_and_freezes_again() -> None:
-    pacer = Pacer(young_limit=1)
+    pacer = Pacer(sweep_every=60, clock=Clock())
     old = Node()
     gone = weakref.ref(old)
-    pacer.tick()
+    pacer.step()
     del old
-    gc.collect()
-    assert gone() is not None  # frozen: no ordinary collection sees it
     assert pacer.sweep() >= 1
     assert gone() is None
     assert gc.get_freeze_count() > 0
@@ -70,10 +70,10 @@ def test_a_sweep_frees_a_cycle_that_was_frozen_and_freezes_again() -> None:
 
 def test_a_step_sweeps_when_a_sweep_is_due() -> None:
     clock = Clock()
-    pacer = Pacer(young_limit=1, sweep_every=60, clock=clock)
+    pacer = Pacer(sweep_every=60, clock=clock)
     old = Node()
     gone = weakref.ref(old)
-    pacer.step()  # a tick: frozen
+    pacer.step()  # frozen
     del old
     clock.now = 59
     pacer.step()
@@ -85,7 +85,7 @@ def test_a_step_sweeps_when_a_sweep_is_due() -> None:
 
 def test_the_pacer_hands_everything_back_when_it_stops() -> None:
     async def briefly() -> int:
-        task = asyncio.create_task(Pacer(young_every=0.01, young_limit=1).run())
+        task = asyncio.create_task(Pacer(freeze_every=0.01).run())
         await asyncio.sleep(0.05)
         frozen = gc.get_freeze_count()
         task.cancel()
