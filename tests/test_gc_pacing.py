@@ -11,6 +11,7 @@ from collections.abc import Iterator
 import pytest
 
 from app.gc_pacing import Pacer
+from app.rooms.clock import FakeClock
 
 
 class Node:
@@ -26,16 +27,8 @@ def thawed() -> Iterator[None]:
     gc.unfreeze()
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 def test_a_step_freezes_what_lives_out_of_later_collections() -> None:
-    pacer = Pacer(sweep_every=60, clock=Clock())
+    pacer = Pacer(sweep_every=60, clock=FakeClock(start=0.0).now)
     kept = [Node() for _ in range(100)]
     old = Node()
     gone = weakref.ref(old)
@@ -49,7 +42,7 @@ def test_a_step_freezes_what_lives_out_of_later_collections() -> None:
 
 
 def test_a_frozen_object_is_still_freed_by_reference_counting() -> None:
-    pacer = Pacer(sweep_every=60, clock=Clock())
+    pacer = Pacer(sweep_every=60, clock=FakeClock(start=0.0).now)
     held = [[n] for n in range(1000)]  # lists: tracked by the collector, freed by their last reference
     pacer.step()
     frozen = gc.get_freeze_count()
@@ -58,7 +51,7 @@ def test_a_frozen_object_is_still_freed_by_reference_counting() -> None:
 
 
 def test_a_sweep_frees_a_cycle_that_was_frozen_and_freezes_again() -> None:
-    pacer = Pacer(sweep_every=60, clock=Clock())
+    pacer = Pacer(sweep_every=60, clock=FakeClock(start=0.0).now)
     old = Node()
     gone = weakref.ref(old)
     pacer.step()
@@ -69,16 +62,16 @@ def test_a_sweep_frees_a_cycle_that_was_frozen_and_freezes_again() -> None:
 
 
 def test_a_step_sweeps_when_a_sweep_is_due() -> None:
-    clock = Clock()
-    pacer = Pacer(sweep_every=60, clock=clock)
+    clock = FakeClock(start=0.0)
+    pacer = Pacer(sweep_every=60, clock=clock.now)
     old = Node()
     gone = weakref.ref(old)
     pacer.step()  # frozen
     del old
-    clock.now = 59
+    clock.advance(59)
     pacer.step()
     assert gone() is not None
-    clock.now = 60
+    clock.advance(1)
     pacer.step()
     assert gone() is None and pacer.last_sweep == 60
 
