@@ -163,6 +163,7 @@ class RoomSync:
         self.listener = Listener(url, self.on_notify, self.on_resync)
         self.fallback_bot_seconds = fallback_bot_seconds
         self._by_id: dict[int, LiveRoom] = {}
+        self._by_id_built_from = -1  # how many rooms were served when `_by_id` was built
         self._watchdogs: dict[int, asyncio.Task[None]] = {}
 
     def start(self) -> None:
@@ -178,12 +179,20 @@ class RoomSync:
         self._watchdogs.clear()
 
     def room_by_id(self, room_id: int) -> LiveRoom | None:
+        """The served room with that id, or None. Most doorbells that miss are another
+        process's rooms: the map is rebuilt only when the served rooms changed (a room is
+        added, or rebuilt in its place; rooms are never dropped)."""
+        rooms = self.manager.rooms
         room = self._by_id.get(room_id)
-        if room is None or self.manager.rooms.get(room.slug) is not room:
-            # list(): a page served in a worker thread may be adding a room right now
-            self._by_id = {r.id: r for r in list(self.manager.rooms.values())}
-            room = self._by_id.get(room_id)
-        return room
+        if room is not None and rooms.get(room.slug) is room:
+            return room
+        if room is None and len(rooms) == self._by_id_built_from:
+            return None  # no room was added since the map was built: not served here
+        # list(): a page served in a worker thread may be adding a room right now
+        served = list(rooms.values())
+        self._by_id = {r.id: r for r in served}
+        self._by_id_built_from = len(served)
+        return self._by_id.get(room_id)
 
     async def on_notify(self, room_id: int, version: int) -> None:
         room = self.room_by_id(room_id)

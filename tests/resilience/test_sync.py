@@ -71,6 +71,38 @@ async def test_a_follower_catches_up_move_by_move_and_across_a_gap(database_url:
         m.db.dispose()
 
 
+async def test_the_doorbell_finds_the_rooms_served_here_as_they_come_and_go(database_url: str) -> None:
+    a, b = managers(database_url)
+    room, _ = await a.create_room(
+        preset="gurka-night", options={"target": 5}, seats=3, host_name="Anna"
+    )
+    other, _ = await a.create_room(
+        preset="gurka-is", options={"target": 5}, seats=3, host_name="Bo"
+    )
+    sync = RoomSync(b, database_url)
+    try:
+        assert sync.room_by_id(room.id) is None  # another process's room
+        assert sync.room_by_id(room.id) is None  # still, however often its doorbell rings
+        follower = load_room(b, room.slug)
+        assert follower is not None
+        b.rooms[follower.slug] = follower
+        assert sync.room_by_id(room.id) is follower  # served here from now on
+        assert sync.room_by_id(other.id) is None
+        rebuilt = load_room(b, room.slug)  # the room rebuilt in its place
+        assert rebuilt is not None
+        b.rooms[rebuilt.slug] = rebuilt
+        assert sync.room_by_id(room.id) is rebuilt
+        second = load_room(b, other.slug)
+        assert second is not None
+        b.rooms[second.slug] = second
+        assert sync.room_by_id(other.id) is second
+        assert sync.room_by_id(room.id) is rebuilt
+    finally:
+        for m in (a, b):
+            await m.stop()
+            m.db.dispose()
+
+
 async def test_room_sync_follows_the_doorbell_and_resyncs(postgres_url: str) -> None:
     a, b = managers(postgres_url)
     room, _ = await a.create_room(
