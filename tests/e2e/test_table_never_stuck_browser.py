@@ -93,7 +93,6 @@ def test_the_host_leaves_at_their_turn_and_a_phone_takes_a_seat_back(
             "([first, at]) => +document.querySelector('.seat.turn .tag.clock').textContent.split(' ')[0] < first"
             " && +document.getElementById('table').dataset.version === at",
             arg=[first, at], timeout=(TURN - 2) * 1000)
-        assert version(bo) == at
         bo.screenshot(path=str(shots / "table-countdown-desktop.png"))
         stuck_at = version(bo)
         anna.close()  # the host closes the tab at their turn
