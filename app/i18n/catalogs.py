@@ -87,7 +87,8 @@ def update(domain: str) -> None:
         path = po_path(lang, domain)
         path.parent.mkdir(parents=True, exist_ok=True)
         with path.open("wb") as f:
-            write_po(f, catalog, width=100, sort_output=False, omit_header=False, include_previous=False)
+            write_po(f, catalog, width=100, sort_output=False, omit_header=False, include_previous=False,
+                     include_lineno=False)  # locations by file only: a moved line changes nothing
 
 
 def problems(domain: str, lang: str) -> list[str]:
