@@ -35,6 +35,26 @@ def test_wrong_passwords_are_throttled_with_a_clear_message_and_the_elder_gets_b
     assert _login(client, "Elsa", PASSWORD).status_code == 303
 
 
+def test_logging_in_as_oneself_between_guesses_buys_no_extra_guesses(client) -> None:
+    """Issue 24: a right password takes back only its own try. An elder who logs in as herself
+    every fifth try, guessing a new name each other time (so no name's own count ever stops
+    her), is held by the address's count as if she never logged in."""
+    become_elder(client, "Elsa")
+    clock = FakeClock(start=1000.0)
+    client.app.state.login_throttle = Throttle(free=5, base=2.0, cap=300.0, clock=clock)
+    wrong = through = 0
+    for n in range(80):  # a try every 0.25 s for 20 s
+        _fresh_visitor(client)
+        own = through % 5 == 4
+        answer = _login(client, "Elsa", PASSWORD) if own else _login(client, f"Nobody{n}", f"guess-{n}")
+        assert answer.status_code in ((303, 429) if own else (401, 429)), answer.status_code
+        wrong += answer.status_code == 401
+        through += answer.status_code != 429
+        clock.advance(0.25)
+    assert through > 5  # she did log in between guesses
+    assert wrong <= 5 + 3  # the free tries, then one after each of 2, 4 and 8 s: as without the trick
+
+
 def test_a_lookalike_name_shares_the_throttle(client) -> None:
     become_elder(client, "Elsa")
     client.app.state.login_throttle = Throttle(free=2, base=30.0, clock=FakeClock())
