@@ -15,11 +15,11 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.main import create_app
-from app.web.shared.ids import MAX_ID, id_fits
+from app.web.shared.ids import MAX_ID, out_of_range
 from tests.club_web.helpers import become_elder, token
 from tests.conftest import make_settings
 
-TOO_BIG = [str(2**64), str(2**63), str(MAX_ID + 1), "9" * 30, "0" + str(2**64)]
+TOO_BIG = [str(2**64), str(2**63), str(MAX_ID + 1), "9" * 30, "0" + str(2**64), str(-(2**64))]
 PARAM = re.compile(r"{(\w+)}")
 FILLED = {"key": "base-1-vinder", "chair": "0"}  # the other path parts, as a real link has them
 
@@ -48,9 +48,12 @@ def link(path: str, values: dict[str, str]) -> str:
 
 
 def test_the_bound_is_the_databases() -> None:
-    assert id_fits(str(MAX_ID)) and id_fits("0") and id_fits("007")
-    for bad in [*TOO_BIG, "-1", "²", "1e3", "١٢", " 1", ""]:
-        assert not id_fits(bad), bad
+    for fits in (str(MAX_ID), "0", "007", "-1", str(-MAX_ID)):
+        assert not out_of_range(fits), fits
+    for bad in TOO_BIG:
+        assert out_of_range(bad), bad
+    for no_number in ("²", "1e3", "abc", "", "9" * 5000):  # the route's own 400 says so
+        assert not out_of_range(no_number), no_number[:10]
 
 
 def test_every_whole_number_in_a_link_past_the_databases_range_is_a_404(

@@ -3,13 +3,14 @@
 A route that declares a path parameter as `int` (`/club/nights/{night_id}`) is given any whole
 number, and a number past what the database stores made SQLite raise OverflowError (past
 2**63 - 1) and Postgres NumericValueOutOfRange (past 2**31 - 1: the id columns are INTEGER, 32
-bits there): a 500 with a traceback. `ids_in_range` runs before every route (`app.web.install` makes it a
-dependency of the whole app) and answers 404 when a path parameter its endpoint declares as
-`int` is not plain ASCII digits within 0..MAX_ID: such a link leads nowhere. Routes need no
-change of their own, and a new route is covered the day it is written.
+bits there): a 500 with a traceback. `ids_in_range` runs before every route (`app.web.install`
+makes it a dependency of the whole app) and answers 404 when a path parameter its endpoint
+declares as `int` is a whole number beyond +-MAX_ID: such a link leads nowhere. Text that is no
+number at all is still the route's own 400. Routes need no change of their own, and a new route
+is covered the day it is written.
 
-Form fields that name an id are parsed with `app.parsing.strict_int` (a few digits at most),
-so they never reach the database out of range either.
+Form fields that name an id are parsed with `app.parsing.strict_int` (a few digits at most) or
+compared as text, so they never reach the database out of range either.
 """
 
 from __future__ import annotations
@@ -25,13 +26,16 @@ from starlette.requests import HTTPConnection
 from app.i18n import N_
 
 MAX_ID = 2**31 - 1  # every id column is INTEGER: 32 bits on Postgres, the smaller of the two
-_MAX_DIGITS = len(str(MAX_ID))
 
 
-def id_fits(raw: str) -> bool:
-    """`raw` is a whole number the database can hold as an id (leading zeros allowed)."""
-    return (raw.isascii() and raw.isdigit() and len(raw.lstrip("0")) <= _MAX_DIGITS
-            and int(raw) <= MAX_ID)
+def out_of_range(raw: str) -> bool:
+    """`raw` reads as a whole number (as the route's `int` would take it) that no id column can
+    hold. Text that is no number at all is left to the route's own check (a 400 page)."""
+    try:
+        value = int(raw)
+    except ValueError:
+        return False
+    return not -MAX_ID <= value <= MAX_ID
 
 
 @functools.cache
@@ -45,11 +49,11 @@ def int_path_params(endpoint: Callable[..., Any]) -> tuple[str, ...]:
 
 
 def ids_in_range(connection: HTTPConnection) -> None:
-    """404 for a link whose whole-number path part is not one (`/club/nights/18446744073709551616`)."""
+    """404 for a link whose whole-number part no id can be (`/club/nights/18446744073709551616`)."""
     endpoint = connection.scope.get("endpoint")
     if endpoint is None:
         return
     for name in int_path_params(endpoint):
         raw = connection.path_params.get(name)
-        if isinstance(raw, str) and not id_fits(raw):
+        if isinstance(raw, str) and out_of_range(raw):
             raise HTTPException(status_code=404, detail=N_("That link leads nowhere: check the number in it."))
