@@ -48,7 +48,7 @@ def int_path_params(endpoint: Callable[..., Any]) -> tuple[str, ...]:
     return tuple(name for name, hint in hints.items() if hint is int)
 
 
-def ids_in_range(connection: HTTPConnection) -> None:
+async def ids_in_range(connection: HTTPConnection) -> None:  # async: FastAPI runs a plain def in a thread
     """404 for a link whose whole-number part no id can be (`/club/nights/18446744073709551616`)."""
     endpoint = connection.scope.get("endpoint")
     if endpoint is None:

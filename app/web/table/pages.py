@@ -87,13 +87,14 @@ def _too_many_rooms(full: Full) -> str:
 
 
 @router.post("/rooms")
-async def create_room(request: Request, manager: ManagerDep, templates: TemplatesDep) -> Response:
-    # the limits first, and a small page when they are reached: a flood of refused requests
-    # costs the server no more than as many views of any page
+async def create_room(request: Request) -> Response:
+    # The limits first, and a small page when they are reached, so a flood of refusals costs
+    # little: no form read, and no dependencies (FastAPI runs a plain-def dependency in a thread).
     limits, address = new_rooms(request), request.client.host if request.client else "unknown"
     full = limits.take(address)
     if full is not None:
         return error_page(request, 429, _too_many_rooms(full), {"Retry-After": str(max(1, math.ceil(full.wait)))})
+    manager, templates = get_manager(request), get_templates(request)
     form = {k: str(v)[:MAX_FORM_FIELD] for k, v in (await request.form()).items()}
     preset = form.get("preset", DEFAULT_PRESET)
     if preset not in _presets():

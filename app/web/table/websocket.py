@@ -3,8 +3,9 @@
 Before a socket is served: the Origin must be this site (scheme, host and port) or an allowed
 one, and the room and the address must be under their connection caps. While it is served,
 it may send only so many messages per 20 s (`app.web.shared.ws_budgets`); beyond that it is closed with
-1008 and the reason. A socket the hub drops (its reader fell behind) is let go at once, and after
-a burst of closed sockets their memory is handed back to the system (`app.web.shared.memory`).
+1008 and the reason. A socket the hub drops (its reader fell behind) is let go at once and closed
+with 1013 and the reason (the page reconnects on it), and after a burst of closed sockets their
+memory is handed back to the system (`app.web.shared.memory`).
 """
 
 from __future__ import annotations
