@@ -62,6 +62,16 @@ def test_a_right_answer_takes_back_only_its_own_try() -> None:
     assert throttle.wait("addr:never-counted") == 0.0
 
 
+def test_forget_starts_a_proved_key_afresh_and_leaves_the_others() -> None:
+    clock = FakeClock(start=0.0)
+    throttle = Throttle(free=2, base=10.0, clock=clock)
+    for _ in range(2):
+        throttle.attempt(["name:elsa", "addr:1.2.3.4"])
+    throttle.forget(["name:elsa"])  # Elsa's password was right: her name's count is proved
+    assert throttle.wait("name:elsa") == 0.0
+    assert throttle.wait("addr:1.2.3.4") == 10.0  # the address still counts its guesses
+
+
 def test_old_keys_are_forgotten_and_the_table_stays_bounded() -> None:
     clock = FakeClock(start=0.0)
     throttle = Throttle(free=1, base=5.0, forget_after=100.0, clock=clock, max_keys=50)

@@ -1,11 +1,13 @@
 """The one throttle for guessing: elder passwords, personal links and rejoin codes.
 
 Per key (a typed name, an address, a room): every attempt counts when it starts, so guesses
-sent in parallel cannot all slip through before the first one fails. A right answer takes back
-only its own count (`refund`): the wrong guesses counted before and after it stay counted, so
-typing something one knows between guesses (a player's own rejoin code, an elder's own
-password) buys no extra guesses. A key that counts something other than guesses (how often one
-seat moved) is simply never refunded. After `free` attempts a key must wait
+sent in parallel cannot all slip through before the first one fails. A right answer clears only
+what it proves. A key that counts guesses at one thing the answer proved (an elder's name, once
+that elder's password was right) starts afresh (`forget`); a key that also counts guesses at
+other things (an address, a room's codes) gets back only the right answer's own count
+(`refund`): the wrong guesses stay counted, so typing something one knows between guesses (a
+player's own rejoin code, an elder's own password) buys no extra guesses. A key that counts
+something other than guesses (how often one seat moved) is never cleared at all. After `free` attempts a key must wait
 `base * 2**(n - free)` seconds before its next one, never longer than `cap`: the real user is
 slowed down for a while but never locked out for good. An attempt refused while waiting is not
 counted (it does not extend the wait).
@@ -81,6 +83,14 @@ class Throttle:
                 self._records[key] = record  # the table stays in order of last use
             self._forget_old(now)
             return 0.0
+
+    def forget(self, keys: Iterable[str]) -> None:
+        """A right answer proved what these keys count (one elder's password, when the key is
+        that elder's name): they start afresh. Never pass a key that also counts guesses at
+        something else (an address, a room): `refund` is for those."""
+        with self._lock:
+            for key in keys:
+                self._records.pop(key, None)
 
     def refund(self, keys: Iterable[str]) -> None:
         """The attempt just counted for `keys` was right: take that one attempt back from each
