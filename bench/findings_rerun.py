@@ -32,6 +32,7 @@ import json
 import multiprocessing
 import os
 import re
+import secrets
 import socket
 import sys
 import tempfile
@@ -120,7 +121,7 @@ def start_app(workdir: Path, database_url: str, env_extra: dict[str, str] | None
     env = dict(os.environ)
     env.update({
         "DATABASE_URL": database_url,
-        "SECRET_KEY": "findings-rerun",
+        "SECRET_KEY": secrets.token_urlsafe(32),
         "BOT_DELAY": "0",
         "DEAL_PAUSE": "0",
         "PYTHONUNBUFFERED": "1",

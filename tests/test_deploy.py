@@ -68,3 +68,10 @@ def test_nginx_keeps_a_room_on_one_process_and_passes_websockets() -> None:
     assert slug, "nginx should pick the room from /r/<slug>"
     assert re.match(slug.group(1).replace("(?<slug>", "(?P<slug>"), "/r/AbC_12-x/ws")
     assert "proxy_set_header Upgrade $http_upgrade" in conf
+
+
+def test_compose_carries_no_default_secret() -> None:
+    for app in ("app1", "app2"):
+        secret = compose()["services"][app]["environment"]["SECRET_KEY"]
+        assert secret.startswith("${SECRET_KEY:?"), secret  # compose stops and says why when unset
+    assert "change-me" not in (ROOT / "docker-compose.yml").read_text()
