@@ -78,7 +78,11 @@ def serve(settings: Settings, *, reload: bool = False) -> None:
         ws_per_message_deflate=False,
         ws_max_size=WS_MAX_FRAME,
         timeout_graceful_shutdown=10,
-        proxy_headers=True,
+        # Only the proxy in front (nginx) may say who the client is: uvicorn believes
+        # X-Forwarded-For from these addresses alone, and takes the rightmost address not among
+        # them (the one the proxy saw), never the client's own claim further left.
+        proxy_headers=bool(settings.forwarded_allow_ips.strip()),
+        forwarded_allow_ips=settings.forwarded_allow_ips,
     )
 
 

@@ -24,6 +24,11 @@ class Settings(BaseSettings):
         default="production",
         description="development (`make run`): an unset SECRET_KEY is kept in a local file, .secret_key.",
     )
+    forwarded_allow_ips: str = Field(
+        default="127.0.0.1",
+        description="The proxies (addresses or networks, comma separated) whose X-Forwarded-For and "
+        "X-Forwarded-Proto are believed; the client is the rightmost address not among them. Empty: none.",
+    )
     allowed_origins: Annotated[list[str], NoDecode] = Field(
         default_factory=list,
         description="Extra origins allowed to open websockets, comma separated "
