@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import secrets
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -17,8 +16,18 @@ class Settings(BaseSettings):
         description="SQLAlchemy URL: SQLite by default, postgresql+psycopg://… for Postgres.",
     )
     secret_key: str = Field(
-        default_factory=lambda: secrets.token_urlsafe(32),
-        description="Signs login sessions. Set it in production: the default changes at every start.",
+        default="",
+        description="Signs the elders' sessions and the members' devices: at least 32 random characters. "
+        "The app refuses to start without a strong one (app/secret_key.py), except in development.",
+    )
+    environment: Literal["production", "development"] = Field(
+        default="production",
+        description="development (`make run`): an unset SECRET_KEY is kept in a local file, .secret_key.",
+    )
+    forwarded_allow_ips: str = Field(
+        default="127.0.0.1",
+        description="The proxies (addresses or networks, comma separated) whose X-Forwarded-For and "
+        "X-Forwarded-Proto are believed; the client is the rightmost address not among them. Empty: none.",
     )
     allowed_origins: Annotated[list[str], NoDecode] = Field(
         default_factory=list,

@@ -37,7 +37,7 @@ def test_first_elder_then_login_and_logout(client) -> None:
     page = client.get("/club").text
     assert "Log out" in page and "Set up a night" in page
     cookie = client.cookies.get(auth.COOKIE)
-    assert auth.unsign("test-secret", cookie)["m"] is not None
+    assert auth.unsign(client.app.state.settings.secret_key, cookie)["m"] is not None
     assert auth.unsign("other-secret", cookie) is None
 
     client.post("/club/logout", data={"csrf": token(client)})

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from app.secret_key import new_secret
 from app.store import club as store
 from app.store.db import make_engine, session_scope, upgrade
 from app.web.club.auth import hash_password
@@ -64,7 +65,7 @@ def server(tmp_path: Path) -> Iterator[str]:
     engine.dispose()
     port = free_port()
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("PYTEST")},
-           "DATABASE_URL": url, "SECRET_KEY": "club-e2e-secret", "BOT_DELAY": "0",
+           "DATABASE_URL": url, "SECRET_KEY": new_secret(), "BOT_DELAY": "0",
            "SEAT_TAKEOVER_SECONDS": "0"}
     log = (tmp_path / "server.log").open("wb")
     proc = subprocess.Popen(

@@ -18,6 +18,7 @@ from app.rooms import RoomManager
 from app.rooms.room import Refused
 from app.rooms.tokens import clean_code
 from app.rules.text import text_of
+from app.web.shared.address import client_address
 from app.web.shared.security import set_seat_cookie
 from app.web.shared.throttle import Throttle, app_clock, throttle_of, wait_message
 from app.web.state import get_manager, get_templates
@@ -49,7 +50,7 @@ async def rejoin(request: Request, slug: str, manager: ManagerDep, templates: Te
     form = await request.form()
     code = clean_code(str(form.get("code", ""))[:40])
     throttle = rejoin_throttle(request)
-    keys = [f"addr:{request.client.host if request.client else '?'}", f"room:{slug}"]
+    keys = [f"addr:{client_address(request)}", f"room:{slug}"]
     wait = throttle.attempt(keys)
     if wait > 0:
         message = wait_message(wait, _("Too many wrong codes"))
