@@ -98,9 +98,8 @@ def summary_state(night: Night) -> dict[str, Any]:
 def save_state(session: Session, row: store.Night, night: Night) -> None:
     state = summary_state(night)
     current = store.get_night(session, night_id=row.id)  # type: ignore[arg-type]
-    for kept in ("rooms", "bots"):  # the online tables and the elders' wish for bots
-        if current is not None and kept in current.state:
-            state[kept] = current.state[kept]
+    if current is not None and "rooms" in current.state:  # the online tables
+        state["rooms"] = current.state["rooms"]
     store.save_night_state(
         session,
         night_id=row.id,  # type: ignore[arg-type]
