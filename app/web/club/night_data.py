@@ -178,12 +178,15 @@ def poll_view(poll: store.DatePoll, votes: list[store.DateVote] | None, members:
         dates=(poll.option_a, poll.option_b),
     )
     answers: dict[str, str] = {}
+    entered: dict[str, str] = {}  # member → the elder who answered for them
     late: list[str] = []
     for vote in votes or []:
         name = names.get(vote.member_id)
         if name is None or name == poll.proposed_by:
             continue
         answers[name] = vote.choice
+        if vote.entered_by:
+            entered[name] = vote.entered_by
         if vote.late:
             late.append(name)  # recorded and shown, but the date was settled without it
             if vote.choice in ("a", "b"):
@@ -199,6 +202,7 @@ def poll_view(poll: store.DatePoll, votes: list[store.DateVote] | None, members:
         "poll": poll,
         "dates": [("a", poll.option_a, tally[poll.option_a]), ("b", poll.option_b, tally[poll.option_b])],
         "answers": answers,
+        "entered": entered,
         "missing": missing,
         "closed": closed,
         "chosen": chosen,
