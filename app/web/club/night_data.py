@@ -17,7 +17,7 @@ from markupsafe import Markup, escape
 from sqlmodel import Session
 
 from app.club import BASE_TABLES, FINAL_TABLES, DatePoll, Night, NightSummary, RoundResult
-from app.club.constants import BASE_ROUNDS, FINAL_ROUNDS, FINAL_TO_BASE
+from app.club.constants import BASE_ROUNDS, FINAL_ROUNDS, FINAL_TO_BASE, TABLE_NAMES
 from app.club.hall_of_fame import HallOfFameRow, hall_of_fame_table
 from app.i18n import N_, _
 from app.i18n.jinja import day
@@ -25,14 +25,7 @@ from app.store import club as store
 
 log = logging.getLogger("gurka.club")
 
-TABLE_TITLE = {
-    "vinder": "Vinderbord",
-    "mellan": "Mellanbord",
-    "taber": "Taberbord",
-    "finale": "Finalevinderbord",
-    "mellanfinale": "Mellanfinale",
-    "taberfinale": "Taberfinale",
-}
+TABLE_TITLE = TABLE_NAMES  # the tables' own names: what pages show, never their keys
 TABLE_NOTE = {
     "vinder": N_("winner table"),
     "mellan": N_("middle table"),
@@ -133,6 +126,7 @@ def sync_rows(session: Session, row: store.Night, night: Night) -> list[str]:
 
 
 def describe_slot(phase: str, round_no: int, table: str) -> str:
+    """A recorded slot in words, in the reader's language ("base round 3 at the Vinderbord")."""
     title = TABLE_TITLE.get(table, table)
     if phase == "playoff":
         return _("the playoff after the base rounds") if table == "base" else _("the playoff after the finals")
