@@ -155,7 +155,7 @@ def personal_link(client: Any, name: str) -> str:
     member_id = member_ids(client)[name]
     response = client.post(f"/club/members/{member_id}/link", data={"csrf": token(client, "/club/members")})
     assert response.status_code == 200, response.text
-    found = re.search(r'value="https?://[^/"]+(/club/me/[^"]+)"', response.text)
+    found = re.search(r'class="copy-link"[^>]*>https?://[^/<]+(/club/me/[^<]+)</textarea>', response.text)
     assert found, "the page shows no personal link"
     return found.group(1)
 

@@ -243,7 +243,7 @@ def test_a_club_round_flows_from_play_to_next_without_the_night_page(server: str
                 has=elder.locator(".member-head .name", has_text=re.compile(rf"^\s*{me}\s*$")))
             row.locator("summary").click()
             row.get_by_role("button", name="Make personal link").click()
-            link = elder.locator("input.copy-link").input_value()
+            link = elder.locator(".copy-link").input_value()
 
             # the member on a phone: opens the link once, then a Play next to someone else moves
             # nobody, and their own Play seats them
