@@ -95,28 +95,34 @@ def botted_players(session: Session, entries: list[dict[str, Any]]) -> set[str]:
 # ------------------------------------------------------------------ carrying it out (event loop)
 
 
-def _tasks(app: FastAPI) -> dict[str, asyncio.Task[None]]:
+def _tasks(app: FastAPI) -> dict[tuple[int, str], asyncio.Task[None]]:
+    """The rooms watched, by (night, room slug)."""
     found = getattr(app.state, "club_bot_tasks", None)
     if found is None:
         found = app.state.club_bot_tasks = {}
-    return cast("dict[str, asyncio.Task[None]]", found)
+    return cast("dict[tuple[int, str], asyncio.Task[None]]", found)
 
 
 async def carry_out(app: FastAPI, night_id: int, playing: list[dict[str, Any]],
                     opened: list[dict[str, Any]]) -> None:
     """Watch every room of the night still playing (`playing`: their entries, slug and players)
-    if the night's switch is on. `opened`: every room the night ever opened (to see whether an
-    away player came back at their last table)."""
+    if the night's switch is on, and no other room of it (a table recorded by hand, a switch
+    turned off). `opened`: every room the night ever opened (to see whether an away player came
+    back at their last table)."""
     wish = await asyncio.to_thread(wish_of, app, night_id)
-    if not wish.on:
-        return
     tasks = _tasks(app)
+    wanted = {entry["slug"] for entry in playing} if wish.on else set()
+    for (night, slug), task in list(tasks.items()):
+        if night == night_id and (slug not in wanted or task.done()):
+            task.cancel()
+            del tasks[(night, slug)]
     for entry in playing:
-        slug = entry["slug"]
-        if slug not in tasks or tasks[slug].done():
-            tasks[slug] = asyncio.create_task(
-                watch_room(app, night_id, slug, list(entry.get("players", [])), opened), name=f"absent-bots-{slug}")
-            tasks[slug].add_done_callback(_log_failure)
+        key = (night_id, entry["slug"])
+        if entry["slug"] in wanted and key not in tasks:
+            tasks[key] = asyncio.create_task(
+                watch_room(app, night_id, entry["slug"], list(entry.get("players", [])), opened),
+                name=f"absent-bots-{entry['slug']}")
+            tasks[key].add_done_callback(_log_failure)
 
 
 def _log_failure(task: asyncio.Task[None]) -> None:
