@@ -148,7 +148,7 @@ def apply_above(room: LiveRoom, snap: RoomSnapshot) -> bool:
     # here (so a host here cannot hand their seat to a bot while they play elsewhere).
     now = room.manager.clock.now()
     for event in events:
-        if event.seat is not None and event.kind in ("act", "join", "takeback"):
+        if event.seat is not None and event.kind in ("act", "join", "takeback", "token"):
             room.absent_since[event.seat] = now
     return True
 

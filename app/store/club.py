@@ -61,6 +61,22 @@ class Night(SQLModel, table=True):
     created_by: str = Field(default="", max_length=40)
     created_at: datetime = Field(default_factory=_now)
     turn_seconds: int = Field(default=60, sa_column_kwargs={"server_default": "60"})  # online tables' turn timer
+    # "Bots for the absent", switched on by this elder (None: off) for the rest of the night
+    bots_for_absent_by: str | None = Field(default=None, max_length=40)
+    bots_for_absent_since: datetime | None = None
+
+
+class NightAbsence(SQLModel, table=True):
+    """A player of an online night whom bots play, at every table from now on, until they press
+    Play again (kept while the night's "bots for the absent" is on)."""
+
+    __tablename__ = "night_absences"
+    __table_args__ = (UniqueConstraint("night_id", "player", name="uq_night_absences_player"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    night_id: int = Field(foreign_key="nights.id", index=True)
+    player: str = Field(max_length=40)  # the name the player has at this night
+    since: datetime = Field(default_factory=_now)
 
 
 class NightResult(SQLModel, table=True):
@@ -120,6 +136,7 @@ class DateVote(SQLModel, table=True):
     member_id: int = Field(foreign_key="members.id")
     choice: str = Field(max_length=8)  # a | b | both | neither
     late: bool = Field(default=False, sa_column_kwargs={"server_default": sa_false()})  # after the week
+    entered_by: str | None = Field(default=None, max_length=40)  # the elder who answered for the member
     at: datetime = Field(default_factory=_now)
 
 
@@ -304,7 +321,7 @@ def set_night_mode(session: Session, *, night_id: int, mode: str) -> None:
 
 def delete_night(session: Session, *, night_id: int) -> None:
     """Remove a night that was set up by mistake, with everything hanging off it."""
-    for model in (Correction, NightResult):
+    for model in (Correction, NightResult, NightAbsence):
         for row in list(session.exec(select(model).where(model.night_id == night_id))):
             session.delete(row)
         session.flush()
@@ -322,6 +339,55 @@ def delete_night(session: Session, *, night_id: int) -> None:
     if night is not None:
         session.delete(night)
     session.flush()
+
+
+# ---------------------------------------------------------------- bots for the absent
+
+
+def set_bots_for_absent(session: Session, *, night_id: int, by: str | None) -> Night:
+    """Switch a night's "bots for the absent" on (`by`: the elder) or off (None). Off also
+    ends every player's absence: nobody is handed to a bot at once any more."""
+    night = session.get(Night, night_id)
+    if night is None:
+        raise LookupError(f"no night {night_id}")
+    if by is None:
+        night.bots_for_absent_by, night.bots_for_absent_since = None, None
+        for row in list(session.exec(select(NightAbsence).where(NightAbsence.night_id == night_id))):
+            session.delete(row)
+    elif night.bots_for_absent_by is None:
+        night.bots_for_absent_by, night.bots_for_absent_since = by, _now()
+    session.add(night)
+    session.flush()
+    return night
+
+
+def list_absences(session: Session, *, night_id: int) -> list[NightAbsence]:
+    query = select(NightAbsence).where(NightAbsence.night_id == night_id)
+    return list(session.exec(query.order_by(col(NightAbsence.since), col(NightAbsence.id))))
+
+
+def mark_absent(session: Session, *, night_id: int, player: str) -> bool:
+    """Bots play `player` from now on at this night; False if they did already."""
+    found = session.exec(
+        select(NightAbsence).where(NightAbsence.night_id == night_id, NightAbsence.player == player)
+    ).first()
+    if found is not None:
+        return False
+    session.add(NightAbsence(night_id=night_id, player=player))
+    session.flush()
+    return True
+
+
+def end_absence(session: Session, *, night_id: int, player: str) -> bool:
+    """`player` is back (pressed Play); False if they were not away."""
+    found = session.exec(
+        select(NightAbsence).where(NightAbsence.night_id == night_id, NightAbsence.player == player)
+    ).first()
+    if found is None:
+        return False
+    session.delete(found)
+    session.flush()
+    return True
 
 
 # ---------------------------------------------------------------- results
@@ -432,16 +498,18 @@ def list_polls(session: Session) -> list[DatePoll]:
 
 
 def set_vote(session: Session, *, poll_id: int, member_id: int, choice: str,
-             late: bool = False) -> DateVote:
-    """A member's answer; answering again replaces the earlier answer."""
+             late: bool = False, entered_by: str | None = None) -> DateVote:
+    """A member's answer (`entered_by`: the elder who gave it for them, or None: the member
+    themself); answering again replaces the earlier answer."""
     vote = session.exec(
         select(DateVote).where(DateVote.poll_id == poll_id, DateVote.member_id == member_id)
     ).first()
     if vote is None:
-        vote = DateVote(poll_id=poll_id, member_id=member_id, choice=choice, late=late)
+        vote = DateVote(poll_id=poll_id, member_id=member_id, choice=choice, late=late, entered_by=entered_by)
     else:
         vote.choice = choice
         vote.late = late
+        vote.entered_by = entered_by
         vote.at = _now()
     session.add(vote)
     session.flush()

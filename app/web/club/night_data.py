@@ -17,7 +17,7 @@ from markupsafe import Markup, escape
 from sqlmodel import Session
 
 from app.club import BASE_TABLES, FINAL_TABLES, DatePoll, Night, NightSummary, RoundResult
-from app.club.constants import BASE_ROUNDS, FINAL_ROUNDS, FINAL_TO_BASE
+from app.club.constants import BASE_ROUNDS, FINAL_ROUNDS, FINAL_TO_BASE, TABLE_NAMES
 from app.club.hall_of_fame import HallOfFameRow, hall_of_fame_table
 from app.i18n import N_, _
 from app.i18n.jinja import day
@@ -25,14 +25,7 @@ from app.store import club as store
 
 log = logging.getLogger("gurka.club")
 
-TABLE_TITLE = {
-    "vinder": "Vinderbord",
-    "mellan": "Mellanbord",
-    "taber": "Taberbord",
-    "finale": "Finalevinderbord",
-    "mellanfinale": "Mellanfinale",
-    "taberfinale": "Taberfinale",
-}
+TABLE_TITLE = TABLE_NAMES  # the tables' own names: what pages show, never their keys
 TABLE_NOTE = {
     "vinder": N_("winner table"),
     "mellan": N_("middle table"),
@@ -98,9 +91,8 @@ def summary_state(night: Night) -> dict[str, Any]:
 def save_state(session: Session, row: store.Night, night: Night) -> None:
     state = summary_state(night)
     current = store.get_night(session, night_id=row.id)  # type: ignore[arg-type]
-    for kept in ("rooms", "bots"):  # the online tables and the elders' wish for bots
-        if current is not None and kept in current.state:
-            state[kept] = current.state[kept]
+    if current is not None and "rooms" in current.state:  # the online tables
+        state["rooms"] = current.state["rooms"]
     store.save_night_state(
         session,
         night_id=row.id,  # type: ignore[arg-type]
@@ -134,6 +126,7 @@ def sync_rows(session: Session, row: store.Night, night: Night) -> list[str]:
 
 
 def describe_slot(phase: str, round_no: int, table: str) -> str:
+    """A recorded slot in words, in the reader's language ("base round 3 at the Vinderbord")."""
     title = TABLE_TITLE.get(table, table)
     if phase == "playoff":
         return _("the playoff after the base rounds") if table == "base" else _("the playoff after the finals")
@@ -179,12 +172,15 @@ def poll_view(poll: store.DatePoll, votes: list[store.DateVote] | None, members:
         dates=(poll.option_a, poll.option_b),
     )
     answers: dict[str, str] = {}
+    entered: dict[str, str] = {}  # member → the elder who answered for them
     late: list[str] = []
     for vote in votes or []:
         name = names.get(vote.member_id)
         if name is None or name == poll.proposed_by:
             continue
         answers[name] = vote.choice
+        if vote.entered_by:
+            entered[name] = vote.entered_by
         if vote.late:
             late.append(name)  # recorded and shown, but the date was settled without it
             if vote.choice in ("a", "b"):
@@ -200,6 +196,7 @@ def poll_view(poll: store.DatePoll, votes: list[store.DateVote] | None, members:
         "poll": poll,
         "dates": [("a", poll.option_a, tally[poll.option_a]), ("b", poll.option_b, tally[poll.option_b])],
         "answers": answers,
+        "entered": entered,
         "missing": missing,
         "closed": closed,
         "chosen": chosen,

@@ -18,7 +18,7 @@ from app.store.db import session_scope
 from app.web.club import auth
 from app.web.club import night_data as cn
 from app.web.club import online as club_online
-from app.web.club.common import db_engine, night_or_404, redirect, require_elder
+from app.web.club.common import db_engine, night_or_404, redirect, require_elder, upper_first
 from app.web.club.nights import night_context, render_night
 from app.web.shared.loop import on_loop
 
@@ -88,7 +88,7 @@ def record_result(request: Request, night_id: int, form: auth.CsrfForm) -> Respo
         elif (phase, round_no) != (night.stage, str(night.current.number)) or table not in night.pending_tables:
             errors.append(_(
                 "%(slot)s is already recorded or not open: the page has moved on, see below.",
-                slot=cn.describe_slot(phase, strict_int(round_no, lo=0) or 0, table).capitalize(),
+                slot=upper_first(cn.describe_slot(phase, strict_int(round_no, lo=0) or 0, table)),
             ))
         else:
             chairs = list(night.current.seating[table])

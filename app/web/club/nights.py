@@ -17,7 +17,7 @@ from app.club import Night
 from app.i18n import _
 from app.store import club as store
 from app.store.db import session_scope
-from app.web.club import auth, identity
+from app.web.club import absent_bots, auth, identity
 from app.web.club import night_data as cn
 from app.web.club import online as club_online
 from app.web.club.common import (
@@ -65,22 +65,21 @@ def night_context(
     general_errors = [e for k, errs in (form_errors or {}).items() if k not in form_keys for e in errs]
     tables_now = cn.tables_view(night)
     online_playoffs: list[dict[str, Any]] = []
-    if row.mode == "online" and night.phase in ("base", "finals"):
+    rooms_now = club_online.current_rooms(row, night) if row.mode == "online" and row.status == "open" else {}
+    if night.phase in ("base", "finals"):
         for t in tables_now:
             key = club_online.room_key(night.stage, night.current.number, t["key"])
-            entry = club_online.room_entry(row, key)
-            if entry and entry.get("players") == t["chairs"]:
+            entry = rooms_now.get(key)
+            if entry is not None:
                 t["room_url"] = f"/r/{entry['slug']}"
-                t["room_key"] = key
                 t["play"] = {p: f"/club/nights/{row.id}/play/{key}/{i}" for i, p in enumerate(t["chairs"])}
-    elif row.mode == "online" and night.phase == "playoff":
-        groups = [sorted(g) for g in night.playoffs]
-        for key, entry in row.state.get("rooms", {}).items():
-            if key.startswith(f"playoff-{night.stage}-") and sorted(entry.get("players", [])) in groups:
-                online_playoffs.append({
-                    "room_key": key, "room_url": f"/r/{entry['slug']}", "players": entry["players"],
-                    "play": {p: f"/club/nights/{row.id}/play/{key}/{i}" for i, p in enumerate(entry["players"])},
-                })
+    elif night.phase == "playoff":
+        for key, entry in rooms_now.items():
+            online_playoffs.append({
+                "room_url": f"/r/{entry['slug']}", "players": entry["players"],
+                "play": {p: f"/club/nights/{row.id}/play/{key}/{i}" for i, p in enumerate(entry["players"])},
+            })
+    absences = store.list_absences(session, night_id=row.id) if row.bots_for_absent_by is not None else []  # type: ignore[arg-type]
     ctx: dict[str, Any] = {
         "row": row,
         "night": night,
@@ -120,6 +119,11 @@ def night_context(
         "table_note": cn.TABLE_NOTE,
         "table_suit": cn.TABLE_SUIT,
         "games": night_games(row.state),
+        "bots_on": row.bots_for_absent_by is not None,
+        "bots_by": row.bots_for_absent_by,
+        "bots_since": row.bots_for_absent_since,
+        "away": [a.player for a in absences],
+        "botted": absent_bots.botted_players(session, list(rooms_now.values())),
     }
     return ctx
 
@@ -226,16 +230,21 @@ def seat_refused(request: Request, row: store.Night, *, seat_name: str, me: iden
                   {"row": row, "seat_name": seat_name, "me": me}, status=403)
 
 
-@router.post("/nights/{night_id}/bots/{key}", response_class=HTMLResponse)
-async def bots_for_absent(request: Request, night_id: int, key: str, _form: auth.CsrfForm) -> Response:
-    """An elder's wish that bots play the seats of players who are not at their online table:
-    accepted at once, kept with the night, carried out as soon as the room allows (a player
-    away only briefly gets their grace time first). Back to the night page (POST-redirect-GET)."""
-    await asyncio.to_thread(require_elder, request)  # reads the elder's session: off the loop
-    if not await club_online.record_bot_wish(request.app, night_id, key):
-        raise HTTPException(status_code=404, detail=_("No such table"))
+@router.post("/nights/{night_id}/bots", response_class=HTMLResponse)
+async def bots_for_absent(request: Request, night_id: int, form: auth.CsrfForm) -> Response:
+    """An elder turns the night's bots for the absent on (`on=yes`) or off (`on=no`): from now on
+    every player not at their table is played by a bot as soon as the room allows, in every
+    later room of the night, until they press Play (`absent_bots`). Back to the night page
+    (POST-redirect-GET)."""
+    who = await asyncio.to_thread(require_elder, request)  # reads the elder's session: off the loop
+    on = form.get("on")
+    if on not in ("yes", "no"):
+        raise HTTPException(status_code=422, detail=_("Say whether bots should play for the absent (on or off)."))
+    by = (who.name or "") if on == "yes" else None
+    if not await asyncio.to_thread(absent_bots.switch, request.app, night_id, by):
+        raise HTTPException(status_code=404, detail=_("No open online night here."))
     await club_online.apply_bot_wishes(request.app, night_id)
-    return redirect(f"/club/nights/{night_id}", request)
+    return redirect(f"/club/nights/{night_id}#live", request)
 
 
 @router.post("/nights/{night_id}/delete")
