@@ -131,7 +131,7 @@ def hand_panel(ctx: Mapping[str, Any]) -> Markup:
     return Markup(
         f'\n  <div class="handwrap">\n    <h2 class="sr-only">{w["Your hand"]}</h2>{advice_line}'
         f'\n    <div class="hand{" many" if hand_n > 10 else ""}" role="group" aria-label="{w["Your hand"]}"'
-        f'{described} data-hand style="--n: {hand_n}"\n         {selecting}>\n      {buttons}\n    </div>'
+        f'{described} data-hand\n         {selecting}>\n      {buttons}\n    </div>'
         f'\n    <p class="whyline" aria-live="polite" data-whyline '
         f'data-not-together="{w["These cards cannot be played together now."]}"{too_many}></p>'
         f"{_actions(mode, version, hand_n, ctx.get('rassi_actions') or [])}\n  </div>\n")
