@@ -94,7 +94,7 @@ def test_alerts_talk_and_the_replay(server: str, browser, shots: Path) -> None: 
         anna.wait_for_selector("#react-2 .bubble")
         assert rail.locator("#chat-log li:has-text('Good luck!')").count() == 1
         assert rail.locator("#chat-text").count() == 0, "spectators may not talk unless the host allows"
-        assert anna.locator("#chat-log").get_attribute("aria-live") == "polite"
+        assert anna.locator("[role=log]:has(#chat-log)").get_attribute("aria-live") == "polite"
         anna.screenshot(path=str(shots / "talk-01-laptop-lobby-chat.png"), full_page=True)
         bo.screenshot(path=str(shots / "talk-02-phone-lobby-chat.png"), full_page=True)
 
