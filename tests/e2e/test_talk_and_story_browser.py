@@ -90,7 +90,7 @@ def test_alerts_talk_and_the_replay(server: str, browser, shots: Path) -> None: 
         bo.fill("#chat-text", "Thanks, you too 🥒")
         bo.press("#chat-text", "Enter")
         anna.wait_for_selector("#chat-log li:has-text('you too')")
-        bo.locator(".reactbtn", has_text="👍").click()
+        bo.get_by_role("button", name="React with thumbs up").click()
         anna.wait_for_selector("#react-2 .bubble")
         assert rail.locator("#chat-log li:has-text('Good luck!')").count() == 1
         assert rail.locator("#chat-text").count() == 0, "spectators may not talk unless the host allows"

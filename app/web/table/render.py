@@ -20,6 +20,7 @@ from app.rules.ruleset import PRESET_TITLES
 from app.web.table.cards_html import card_back, card_html, card_label
 from app.web.table.hand_html import RASSI_TEXT
 from app.web.table.look import Look
+from app.web.table.reactions import reaction_of
 from app.web.table.score_sheet import score_sheet_html
 from app.web.table.status_bar import PHASE_TEXT
 
@@ -74,7 +75,8 @@ def setup_templates(templates: Jinja2Templates) -> None:
     # rendered per seat on every push): a template change shows after a restart
     env.auto_reload = False
     env.globals.update(card=card_html, card_back=card_back, card_label=card_label, card_short=pretty,
-                       preset_title=PRESET_TITLE, phase_text=PHASE_TEXT, score_sheet_html=score_sheet_html)
+                       preset_title=PRESET_TITLE, phase_text=PHASE_TEXT, score_sheet_html=score_sheet_html,
+                       reaction_of=reaction_of)
     env.filters["card_label"] = card_label
     env.filters["player_text"] = player_text
     env.filters["card_short"] = pretty
