@@ -9,13 +9,12 @@ Screenshots (GURKA_SHOTS): the game-over panel and the reactions on a 390 px pho
 
 from __future__ import annotations
 
-import json
-import re
 import time
 from pathlib import Path
 
 import pytest
 
+from tests.e2e.clicking import move
 from tests.e2e.page_checks import Checks
 from tests.waiting import wait_page, wait_selector, wait_version_above, watch_page
 
@@ -25,24 +24,6 @@ PHONE = {"viewport": {"width": 360, "height": 740}, "is_mobile": True, "has_touc
 SHOT_PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2, "is_mobile": True,
               "has_touch": True}
 PRESETS = ("gurka-night", "gurka-is", "vidivellir", "kurkku", "rassi")
-
-
-def move(page) -> bool:  # type: ignore[no-untyped-def]
-    """One legal move by clicking, if it is this player's turn (True when one was sent)."""
-    mode = page.locator("#table").get_attribute("data-mode")
-    if mode == "play":
-        page.locator(".hand button.cardbtn.playable").first.click()
-    elif mode == "select":
-        legal = json.loads(page.locator("[data-hand]").get_attribute("data-legal") or "[]")
-        singles = [a for a in legal if len(a.split()) == 2]
-        for code in (singles or legal)[0].split()[1:]:
-            page.locator(f'.hand .cardbtn[data-code="{code}"][aria-pressed=false]').first.click()
-        page.locator("[data-send-selection]").click()
-    elif mode in ("exchange", "rassi"):
-        page.get_by_role("button", name="Keep my hand").click()
-    else:
-        return False
-    return True
 
 
 def play_to_the_end(page, checks: Checks, *, limit: float = 180.0) -> None:  # type: ignore[no-untyped-def]
@@ -68,12 +49,13 @@ def play_to_the_end(page, checks: Checks, *, limit: float = 180.0) -> None:  # t
             wait_version_above(page, version, timeout=20)
 
 
+@pytest.mark.parametrize("locale", ["en-GB", "fi-FI"])  # English, and the longest words
 def test_every_page_of_a_game_fits_a_phone_breaks_no_policy_and_passes_axe(
-    server: str, browser, shots: Path  # type: ignore[no-untyped-def]
+    server: str, browser, shots: Path, locale: str  # type: ignore[no-untyped-def]
 ) -> None:
     checks = Checks()
-    host_ctx = checks.watch(browser.new_context(**PHONE))
-    guest_ctx = checks.watch(browser.new_context(**PHONE))
+    host_ctx = checks.watch(browser.new_context(**PHONE, locale=locale))
+    guest_ctx = checks.watch(browser.new_context(**PHONE, locale=locale))
     try:
         page = watch_page(host_ctx.new_page())
         checks.visit(page, server + "/", "the home page")
@@ -104,10 +86,10 @@ def test_every_page_of_a_game_fits_a_phone_breaks_no_policy_and_passes_axe(
         room = page.url
         guest = watch_page(guest_ctx.new_page())
         checks.visit(guest, room, "the lobby, as a visitor (the join form)")
-        page.get_by_role("button", name="Add a bot").click()
-        wait_selector(guest, "text=The table is full", what="the visitor sees the table full")
+        page.locator("[data-key=add-bot]").click()
+        wait_selector(guest, ".lobby:not(:has(#join-name))", what="the visitor sees the table full")
         checks.look(guest, "the lobby, full, as a visitor")
-        page.get_by_role("button", name=re.compile("Start the game")).click()
+        page.locator("[data-key=start]").click()
         wait_selector(page, ".hand .cardbtn", what="the first deal")
 
         # table talk: a message and a reaction (the bubble by the seat), the rejoin panel open
@@ -127,7 +109,7 @@ def test_every_page_of_a_game_fits_a_phone_breaks_no_policy_and_passes_axe(
         wait_selector(guest, ".gameover", what="the spectator's game over")
         checks.look(guest, "the game over, as a spectator")
 
-        page.get_by_role("link", name="Step through this game in its replay").click()
+        page.locator(".gameover a[href$='/replay']").click()
         page.wait_for_load_state("load")
         checks.look(page, "the replay, first step")
         page.locator("[data-nav=last]").click()
@@ -135,7 +117,7 @@ def test_every_page_of_a_game_fits_a_phone_breaks_no_policy_and_passes_axe(
         checks.look(page, "the replay, last step")
 
         # the game over and the reactions on a 390 px phone, to look at
-        shot_ctx = browser.new_context(**SHOT_PHONE)
+        shot_ctx = browser.new_context(**SHOT_PHONE, locale=locale)
         try:
             cookies = host_ctx.cookies()
             shot_ctx.add_cookies(cookies)
@@ -143,9 +125,9 @@ def test_every_page_of_a_game_fits_a_phone_breaks_no_policy_and_passes_axe(
             shot.goto(room)
             wait_selector(shot, ".gameover", what="the game over on the 390 px phone")
             assert shot.evaluate("document.documentElement.scrollWidth") <= 390
-            shot.locator(".gameover").screenshot(path=str(shots / "gameover-390.png"))
-            shot.screenshot(path=str(shots / "gameover-390-page.png"), full_page=True)
-            shot.locator("#chat").screenshot(path=str(shots / "reactions-390.png"))
+            shot.locator(".gameover").screenshot(path=str(shots / f"gameover-390-{locale}.png"))
+            shot.screenshot(path=str(shots / f"gameover-390-page-{locale}.png"), full_page=True)
+            shot.locator("#chat").screenshot(path=str(shots / f"reactions-390-{locale}.png"))
         finally:
             shot_ctx.close()
     finally:

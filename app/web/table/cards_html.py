@@ -40,7 +40,7 @@ def _drawn_card(lang: str, code: str, size: str, extra_class: str, top: bool) ->
     """`card_html` in `lang` (the language is part of the cache key: the label is said in it)."""
     if code.startswith("X"):
         body = (
-            '<span class="corner" aria-hidden="true">J<br>O<br>K</span>'
+            '<span class="corner" aria-hidden="true"></span>'  # "JOK", written by the style sheet
             '<svg class="pip" aria-hidden="true" viewBox="0 0 100 100"><use href="#joker"/></svg>'
         )
         suit_class = "joker"
