@@ -152,7 +152,8 @@ def table_context(room: LiveRoom, seat: int | None, public: dict[str, Any]) -> d
         "hand": [],
         "legal": [],
         "my_turn": False,
-        "bot_playing_me": me is not None and room.seats[me].bot_controlled,
+        # (only while a game runs: after it, there is no seat to take back from a bot)
+        "bot_playing_me": me is not None and room.seats[me].bot_controlled and room.status == "playing",
     }
     if view is None:
         return ctx
