@@ -157,6 +157,9 @@ def test_every_club_and_night_page_fits_a_phone_breaks_no_policy_and_passes_axe(
         elder.get_by_role("button", name="Record the crate").click()
         elder.wait_for_load_state("load")
         checks.look(elder, "the beer ledger, a crate owed")
+        elder.get_by_role("button", name="Mark paid").first.click()
+        elder.wait_for_load_state("load")
+        checks.look(elder, "the beer ledger, a crate paid")
 
         # tonight, online: set up, then the night live
         checks.visit(elder, club + "/club/nights/new", "setting up a night")
