@@ -48,8 +48,10 @@ findings: install
 i18n: install
 	$(PY) -m app.i18n.catalogs
 
+# Fetch the pinned htmx (served) and axe-core (for the browser tests) again, checked.
 vendor:
 	./scripts/vendor_htmx.sh
+	./scripts/vendor_axe.sh
 
 lint: install
 	$(PY) -m ruff check app tests bench

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Generic, TypeVar
 
@@ -56,6 +56,14 @@ class Change(Generic[T]):
     after: list[Callable[[], object]] = field(default_factory=list)
 
 
+def old_news(note_seat: int | None, events: Iterable[Event]) -> bool:
+    """Whether a "Time: a bot played … for X" note about `note_seat` is no longer news after
+    `events` (seat, kind, payload): once that seat moves again (its player, or a bot for it)
+    or a new deal is dealt. (Another timeout of the seat brings a note of its own.)"""
+    return any(kind == "deal" or (kind == "act" and seat == note_seat and not payload.get("timeout"))
+               for seat, kind, payload in events)
+
+
 class RoomActions(RoomPublishing):
     def _adopt(self, change: Change[T], version: int) -> None:
         """The change is committed at `version`: the room becomes what it staged."""
@@ -69,6 +77,8 @@ class RoomActions(RoomPublishing):
             if change.host is not None:
                 self.host = change.host
             self.version = version
+        if self.time_note is not None and old_news(self.time_note_seat, change.events):
+            self.time_note = self.time_note_seat = None
         for step in change.after:
             step()
         if change.seats is not None:

@@ -258,6 +258,10 @@
   function afterPush() {
     var table = document.getElementById("table");
     if (!table) return;
+    // The seat is no longer this page's (it moved to another device with its rejoin code): the
+    // page only watches now, and the code it shows is spent.
+    var ownCode = document.querySelector("#rejoin[data-own-code]");
+    if (ownCode && !table.querySelector(".seat.me")) ownCode.remove();
     showHandOnTurn(table);
     var hand = table.querySelector("[data-hand]");
     if (hand) rove(hand, null);

@@ -199,3 +199,61 @@ def test_two_processes_racing_one_deadline_make_exactly_one_move(
         for p in players:
             p.close()
         watcher.close()
+
+
+def test_the_time_note_is_news_until_that_seat_moves_again_or_the_next_deal(db_url: str) -> None:
+    """"Time: a bot played 8♦ for X" stays while the others move, and goes when X's seat moves
+    again or when the next deal is dealt (it once stayed for three more deals)."""
+    clock = FakeClock()
+    with TestClient(create_app(make_settings(db_url, deal_pause=2.0), clock=clock)) as client:
+        try:
+            room, players = seated(client)
+            slow = room.game.to_act
+            rng = random.Random(7)
+
+            def note_shown() -> bool:
+                catch_up(players, room)
+                return all("Time: a bot" in p.table["content"] for p in players)
+
+            def move(seat: int) -> None:
+                before = room.version
+                legal = [str(a) for a in room.game.legal_actions()]  # (a set to select, too)
+                players[seat].send(do="act", action=rng.choice(legal), v=room.version)
+                settle(client)
+                assert room.version > before
+
+            advance(client, clock, 11.0)  # the slow seat's time runs out: a bot plays its card
+            assert note_shown()
+            while room.game.to_act != slow:  # the others move: still news
+                move(room.game.to_act)
+                assert note_shown()
+            move(slow)  # the seat moves again: no longer news
+            assert not note_shown() and room.time_note is None
+
+            # the seat's time runs out on its last card of the deal; the others finish the deal
+            while not (room.game.to_act == slow and room.game.view(None)["hand_counts"][slow] == 1):
+                move(room.game.to_act)
+            deal = room.game.deal_no
+            advance(client, clock, 11.0)
+            assert note_shown()
+            while room.game.phase != "waiting":
+                assert room.game.to_act != slow
+                move(room.game.to_act)
+                assert note_shown()  # the deal's last cards are on the table, the note with them
+            advance(client, clock, 2.5)  # the pause is over: the next deal is dealt
+            assert room.game.deal_no == deal + 1
+            assert not note_shown() and room.time_note is None
+        finally:
+            close_all()
+
+
+def test_what_makes_a_time_note_old_news() -> None:
+    """The one rule, shared by the process that made the move and the ones that follow the room
+    from its events (`apply_above`)."""
+    from app.rooms.actions import old_news
+
+    timed_out = (1, "act", {"action": "play 8D", "timeout": True})
+    assert not old_news(1, [timed_out])  # the move the note is about
+    assert not old_news(1, [(2, "act", {"action": "play 9D"}), (None, "takeover", {"seat": 1})])
+    assert old_news(1, [(1, "act", {"action": "play 9D"})])  # the seat moved again (player or bot)
+    assert old_news(1, [(2, "act", {"action": "play 9D"}), (None, "deal", {"hands": [], "stock": []})])
