@@ -18,6 +18,7 @@ from app.rooms.clock import FakeClock
 from app.store import rooms as store
 from app.store.db import session_scope
 from tests.conftest import make_settings
+from tests.waiting import wait_until
 from tests.web.wsutil import Player, close_all, join, token_from
 
 
@@ -178,27 +179,31 @@ def test_two_processes_racing_one_deadline_make_exactly_one_move(
     url = f"sqlite:///{tmp_path / 'race.db'}" if engine == "sqlite" else request.getfixturevalue("postgres_url")
     clocks = [FakeClock(), FakeClock()]
     with make_client(url, clocks[0]) as one, make_client(url, clocks[1]) as two:
-        room, players = seated(one)
+        room, _players = seated(one)  # (their sockets are closed with the rest)
         version = room.version
         other = two.app.state.rooms.get(room.slug)  # type: ignore[attr-defined]
         assert other is not None and other.version == version and other.turn_deadline() is not None
         watcher = Player(two, room.slug, None).connect()  # someone follows the room through two
-        watcher.recv_table()
-        assert other._timer_task is not None  # both processes have the deadline armed
-        # both processes reach the deadline at the same moment
-        one.portal.call(clocks[0].advance, 11.0)  # type: ignore[union-attr]
-        two.portal.call(clocks[1].advance, 11.0)  # type: ignore[union-attr]
-        settle(one), settle(two), settle(one), settle(two)
-        events = timeout_events(room.manager.db, room.id)
-        assert len(events) == 1 and events[0].seq == version + 1
-        if engine == "sqlite":  # no doorbell between the two: the loser's commit was refused
-            assert "another process moved first" in caplog.text
-        with session_scope(room.manager.db) as session:
-            stored = store.get_room_by_id(session, room_id=room.id)
-            assert stored is not None and stored.version == room.version
-        for p in players:
-            p.close()
-        watcher.close()
+        try:  # an assert that fails must not leave a socket open: the client's exit would wait for it
+            watcher.recv_table()
+            assert other._timer_task is not None  # both processes have the deadline armed
+            # both processes reach the deadline at the same moment
+            one.portal.call(clocks[0].advance, 11.0)  # type: ignore[union-attr]
+            two.portal.call(clocks[1].advance, 11.0)  # type: ignore[union-attr]
+            # both tried: one move is stored, and both rooms stand at its version (the loser
+            # reloaded after its refused commit, or followed the doorbell)
+            wait_until(lambda: (settle(one), settle(two), room.version == other.version == version + 1)[-1],
+                       what="both processes at the one timed-out move",
+                       seen=lambda: (room.version, other.version, caplog.text[-400:]))
+            events = timeout_events(room.manager.db, room.id)
+            assert len(events) == 1 and events[0].seq == version + 1
+            if engine == "sqlite":  # no doorbell between the two: the loser's commit was refused
+                assert "another process moved first" in caplog.text
+            with session_scope(room.manager.db) as session:
+                stored = store.get_room_by_id(session, room_id=room.id)
+                assert stored is not None and stored.version == room.version
+        finally:
+            close_all()
 
 
 def test_the_time_note_is_news_until_that_seat_moves_again_or_the_next_deal(db_url: str) -> None:
