@@ -74,6 +74,7 @@ class Knowledge:
     played: list[list[str]]  # by seat: the cards it played this deal, in order
     gave_piles: list[list[str]] = field(default_factory=list)  # this seat's own, by exchange
     exchanges: list[tuple[int, int]] = field(default_factory=list)  # (seat, cards) in move order
+    allowed: dict[str, list[int]] | None = None  # by card: the piles it may lie in (found once)
 
     def hand_pile(self, seat: int) -> Pile | None:
         for pile in self.piles:
@@ -287,18 +288,19 @@ def sample_world(know: Knowledge, rng: random.Random, tries: int = 40) -> Game |
 
 
 def _deal_piles(know: Knowledge, rng: random.Random) -> list[list[str]] | None:
-    """The unseen cards dealt to the piles, each card to a pile that allows it (most
-    constrained cards first; when a card finds every allowed pile full, an augmenting path
-    moves other cards along to make room)."""
-    height = card_table(know.ruleset).height
-    piles = [_one_side(p, rng) if p.either else p for p in know.piles]
-    allowed: dict[str, list[int]] = {}
-    for card in dict.fromkeys(know.unknown):
-        h = height[card]
-        allowed[card] = [i for i, p in enumerate(piles) if p.allows(card, h)]
-    cards = list(know.unknown)
-    rng.shuffle(cards)
-    cards.sort(key=lambda c: len(allowed[c]))
+    """The unseen cards dealt to the piles, each card to a pile that allows it: first the
+    cards some pile refuses (the most constrained first, each to an open pile it may go to,
+    in proportion to the room there; when all are full, an augmenting path moves other cards
+    along to make room), then the cards any pile takes, shuffled into the places left."""
+    either = any(p.either for p in know.piles)
+    piles = [_one_side(p, rng) if p.either else p for p in know.piles] if either else know.piles
+    allowed = _allowed(know, piles) if either else know.allowed or _allowed(know, piles)
+    if not either:
+        know.allowed = allowed
+    everywhere = len(piles)
+    picky = [c for c in know.unknown if len(allowed[c]) < everywhere]
+    rng.shuffle(picky)
+    picky.sort(key=lambda c: len(allowed[c]))
     content: list[list[str]] = [[] for _ in piles]
     free = [p.count for p in piles]
 
@@ -318,16 +320,30 @@ def _deal_piles(know: Knowledge, rng: random.Random) -> list[list[str]] | None:
                     return True
         return False
 
-    for card in cards:
-        spots = [i for i in allowed[card] if free[i] > 0]
-        if spots:
-            weights = [free[i] for i in spots]
-            i = rng.choices(spots, weights)[0]
+    for card in picky:
+        room = sum(free[i] for i in allowed[card])
+        if room:
+            pick = rng.randrange(room)
+            for i in allowed[card]:
+                pick -= free[i]
+                if pick < 0:
+                    break
             content[i].append(card)
             free[i] -= 1
         elif not place(card, set()):
             return None
+    places = [i for i, n in enumerate(free) for _ in range(n)]
+    rng.shuffle(places)
+    for card, i in zip([c for c in know.unknown if len(allowed[c]) == everywhere], places):
+        content[i].append(card)
     return content
+
+
+def _allowed(know: Knowledge, piles: Sequence[Pile]) -> dict[str, list[int]]:
+    """For each unseen card, the piles it may lie in."""
+    height = card_table(know.ruleset).height
+    return {card: [i for i, p in enumerate(piles) if p.allows(card, height[card])]
+            for card in dict.fromkeys(know.unknown)}
 
 
 def _one_side(pile: Pile, rng: random.Random) -> Pile:
@@ -390,8 +406,8 @@ def world_from_piles(know: Knowledge, content: Sequence[Sequence[str]],
         r, n, dealer=int(view["dealer"]), deals_done=int(view["deal_no"]) - 1,
         scores=view["scores"], out=view.get("out") or [],
         penalty_cards=view.get("penalty_cards"), agurk=view.get("agurk"))
+    world._start_deal(dealt, stock)  # the deck's own cards, each once: nothing to check
     try:
-        world.deal(hands=dealt, stock=stock)
         for m in view.get("moves") or []:
             if world.to_act != m["seat"]:
                 return None
@@ -399,7 +415,7 @@ def world_from_piles(know: Knowledge, content: Sequence[Sequence[str]],
             if text == "exchange" and m.get("count"):
                 text = "exchange " + " ".join(exchange_cards[m["seat"]].pop(0))
             world.apply(text)
-    except (IllegalAction, ValueError):
+    except IllegalAction:
         return None
     if world.to_act != me:
         return None
