@@ -7,8 +7,9 @@ moves) and a seed; never the game, whose other hands and stock the worker must n
 
 * **Processes**, so that a search never holds the server's GIL; started with ``spawn`` (a
   fork of a process running an event loop and threads is unsafe), a worker imports only
-  the rules core, ignores Ctrl+C (the server stops it) and runs at a lower priority than
-  the server. Sized for the machine: one worker per core but one, at least one.
+  the rules core, ignores Ctrl+C (the server stops it), runs at a lower priority than the
+  server and prepares the presets' outlooks as it starts. Sized for the machine: one worker
+  per core but one, at least one.
 * **The bot's usual delay overlaps its thinking**: the search starts at once, the move is
   given when both the delay and the search are over.
 * **Budget and fallbacks**: a search stops starting new worlds after ``budget.seconds``; if
@@ -32,16 +33,18 @@ from concurrent.futures import BrokenExecutor, Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Self
 
-from app.rules import Ruleset
+from app.rules import PRESETS, Ruleset
 from app.rules.bots import BOTS, move_for_view
+from app.rules.outlook import prepare
 from app.rules.search import Budget
 
-__all__ = ["DEFAULT_BUDGET", "BotMove", "BotPool", "BotRequest", "default_workers"]
+__all__ = ["DEFAULT_BUDGET", "BotMove", "BotPool", "BotRequest", "default_workers", "warm_up"]
 
 log = logging.getLogger(__name__)
 
 # What a strong decision may take in a room: its p99 stays under half a second on one core.
 DEFAULT_BUDGET = Budget(worlds=96, seconds=0.35)
+WARM_TABLES = (2, 3, 4)  # table sizes whose outlooks a worker prepares as it starts
 
 
 def default_workers() -> int:
@@ -94,11 +97,12 @@ class BotPool:
     """See the module docstring."""
 
     def __init__(self, workers: int | None = None, budget: Budget = DEFAULT_BUDGET,
-                 grace: float = 0.5, nice: int = 5) -> None:
+                 grace: float = 0.5, nice: int = 5, warm: bool = True) -> None:
         self.workers = workers or default_workers()
         self.budget = budget
         self.grace = grace
         self.nice = nice
+        self.warm = warm
         self.stats = PoolStats()
         self._executor: ProcessPoolExecutor | None = None
         self._starting = asyncio.Lock()
@@ -114,7 +118,7 @@ class BotPool:
                 return
             context = multiprocessing.get_context("spawn")
             executor = ProcessPoolExecutor(self.workers, mp_context=context,
-                                           initializer=_worker_started, initargs=(self.nice,))
+                                           initializer=_worker_started, initargs=(self.nice, self.warm))
             loop = asyncio.get_running_loop()
             await asyncio.gather(*(loop.run_in_executor(executor, os.getpid) for _ in range(self.workers)))
             self._executor = executor
@@ -246,11 +250,23 @@ def _move_here(request: BotRequest) -> str:
     return move_for_view(request.kind, request.ruleset, request.view, request.seed)
 
 
-def _worker_started(nice: int) -> None:
-    """In each worker: leave Ctrl+C to the server (which stops the pool), yield the CPU to it."""
+def _worker_started(nice: int, warm: bool) -> None:
+    """In each worker: leave Ctrl+C to the server (which stops the pool), yield the CPU to it,
+    and (``warm``) prepare the presets' outlooks (`warm_up`)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if nice:
         try:
             os.nice(nice)
         except OSError:  # pragma: no cover - not allowed here
             pass
+    if warm:
+        warm_up()
+
+
+def warm_up() -> None:
+    """Prepare the five presets' outlooks at the usual table sizes (a second of work), so that
+    no first decision spends its budget measuring what deals cost."""
+    for ruleset in PRESETS.values():
+        for players in WARM_TABLES:
+            if ruleset.min_players <= players <= ruleset.max_players:
+                prepare(ruleset, players)

@@ -83,7 +83,7 @@ def test_the_pool_is_sized_for_the_machine() -> None:
 async def test_a_search_runs_in_a_worker_and_never_blocks_the_loop() -> None:
     game = game_with_a_choice()
     request = request_for(game)
-    async with BotPool(workers=1, budget=LONG, grace=600.0) as pool:
+    async with BotPool(workers=1, budget=LONG, grace=600.0, warm=False) as pool:
         ticks = 0
         decision = asyncio.create_task(pool.decide(request))
         while not decision.done():  # the loop keeps turning while the worker thinks
@@ -102,7 +102,7 @@ async def test_the_pool_falls_back_to_the_heuristic_move_when_busy() -> None:
     game = game_with_a_choice()
     request = request_for(game)
     heuristic = move_for_view("heuristic", game.ruleset, request.view, 9)
-    async with BotPool(workers=1, budget=LONG, grace=600.0) as pool:
+    async with BotPool(workers=1, budget=LONG, grace=600.0, warm=False) as pool:
         first = asyncio.create_task(pool.decide(request))
         while pool.busy == 0:  # the first search is on its way to the only worker
             await asyncio.sleep(0)
@@ -123,7 +123,7 @@ async def test_a_late_search_gives_the_heuristic_move_and_the_delay_overlaps_the
         waited.append(seconds)
 
     # a search that cannot be over in time: no time at all is given to it
-    async with BotPool(workers=1, budget=Budget(worlds=10**6, seconds=None), grace=0.0) as pool:
+    async with BotPool(workers=1, budget=Budget(worlds=10**6, seconds=None), grace=0.0, warm=False) as pool:
         move = await pool.decide(request, delay=0.8, sleep=sleep)
         assert (move.by, move.action) == ("late", heuristic)
         assert waited == [0.8]  # the delay was waited once, while the worker thought
@@ -135,7 +135,7 @@ async def test_a_late_search_gives_the_heuristic_move_and_the_delay_overlaps_the
 async def test_a_stopped_pool_answers_with_the_fallback_and_leaves_no_process() -> None:
     game = game_with_a_choice()
     request = request_for(game)
-    pool = BotPool(workers=1, budget=LONG, grace=0.0)
+    pool = BotPool(workers=1, budget=LONG, grace=0.0, warm=False)
     await pool.start()
     pids = pool.pids()
     assert len(pids) == 1 and pids[0] != os.getpid()

@@ -25,9 +25,9 @@ from app.rules.game import Game
 from app.rules.heuristic import HeuristicBot
 from app.rules.ruleset import Ruleset
 
-__all__ = ["Outlook", "outlook", "penalty_table"]
+__all__ = ["Outlook", "outlook", "penalty_table", "prepare"]
 
-RUNS = 48  # games played out per standing
+RUNS = 40  # games played out per standing
 MAX_DEALS = 400  # a model game that has not ended by then is ranked by its scores
 SAMPLE_DEALS = 96  # deals measured per rule set and table size
 
@@ -71,28 +71,37 @@ class Outlook:
 def _one_game(r: Ruleset, n: int, scores: list[int], out: list[int],
               draws: Sequence[tuple[float, float]],
               tables: dict[int, tuple[tuple[int, ...], ...]]) -> list[int]:
-    """One model game to its end: the ranking, best first."""
+    """One model game to its end: the ranking, best first (`app.rules.scoring`'s rules,
+    written out for speed: this is the outlook's inner loop)."""
     gone = set(out)
     active = [s for s in range(n) if s not in gone]
-    if len(active) > 1 or r.game_end != "one_left":
+    target = r.target
+    reach = r.out_at == "reach"
+    clear = r.exact_clear
+    one_left = r.game_end == "one_left"
+    if len(active) > 1 or not one_left:
         for pick, who in draws:
             table = tables.get(len(active))
             if not table:
                 break
             points = table[int(pick * len(table))]
             first = int(who * len(active))
-            losers = [active[(first + i) % len(active)] for i in range(len(points))]
-            for seat, pts in zip(losers, points):
-                scores[seat] += pts
-                if r.exact_clear and scores[seat] == r.target:
-                    scores[seat] = 0
-            going = [s for s in losers if scoring.is_out(scores[s], r)]
-            going.sort(key=lambda s: -scores[s])
-            out.extend(going)
-            gone.update(going)
-            active = [s for s in active if s not in gone]
-            if scoring.game_is_over(r, going, out, n):
-                break
+            going: list[int] = []
+            for i, pts in enumerate(points):
+                seat = active[(first + i) % len(active)]
+                score = scores[seat] + pts
+                if clear and score == target:
+                    score = 0
+                scores[seat] = score
+                if score >= target if reach else score > target:
+                    going.append(seat)
+            if going:
+                going.sort(key=lambda s: -scores[s])
+                out.extend(going)
+                gone.update(going)
+                active = [s for s in active if s not in gone]
+                if not one_left or len(active) <= 1:
+                    break
     return scoring.ranking_when_over(r, scores, out, n)
 
 
@@ -120,3 +129,11 @@ def outlook(ruleset: Ruleset, players: int) -> Outlook:
     """The outlook for games of this rule set and table size (one per process: its cache of
     standings is shared by every decision)."""
     return Outlook(ruleset, players)
+
+
+def prepare(ruleset: Ruleset, players: int) -> Outlook:
+    """The outlook for this table, with its penalty tables measured now rather than in the
+    middle of a first decision (a worker process warms up with this)."""
+    for active in range(2, players + 1):
+        penalty_table(ruleset, active)
+    return outlook(ruleset, players)
