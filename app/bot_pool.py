@@ -43,7 +43,7 @@ __all__ = ["DEFAULT_BUDGET", "BotMove", "BotPool", "BotRequest", "default_worker
 log = logging.getLogger(__name__)
 
 # What a strong decision may take in a room: its p99 stays under half a second on one core.
-DEFAULT_BUDGET = Budget(worlds=96, seconds=0.35)
+DEFAULT_BUDGET = Budget(worlds=96, seconds=0.3)
 WARM_TABLES = (2, 3, 4)  # table sizes whose outlooks a worker prepares as it starts
 
 
