@@ -537,8 +537,8 @@ class Game:
         return build_view(self, seat)
 
     def seat_view(self, seat: int | None) -> dict[str, Any]:
-        """The part of `view(seat)` that is the seat's own: `seat`, `hand`, `legal` and
-        `why_not`; every other entry is the same in every seat's view as in `view(None)`."""
+        """The part of `view(seat)` that is the seat's own: `seat`, `hand`, `legal`, `why_not`
+        and `gave`; every other entry is the same in every seat's view as in `view(None)`."""
         return own_view(self, seat)
 
     def to_json(self) -> dict[str, Any]:

@@ -332,11 +332,38 @@ def _deal_piles(know: Knowledge, rng: random.Random) -> list[list[str]] | None:
             free[i] -= 1
         elif not place(card, set()):
             return None
+    rest = [c for c in know.unknown if len(allowed[c]) == everywhere]
+    if know.ruleset.exchange:  # people exchange their high cards: the face-down piles get
+        rest = _high_first(rest, piles, content, free, know.ruleset, rng)  # the likeliest
     places = [i for i, n in enumerate(free) for _ in range(n)]
     rng.shuffle(places)
-    for card, i in zip([c for c in know.unknown if len(allowed[c]) == everywhere], places):
+    for card, i in zip(rest, places):
         content[i].append(card)
     return content
+
+
+GAVE_SPREAD = 5.0  # heights: how loosely "the highest cards" are read into a face-down pile
+
+
+def _high_first(cards: list[str], piles: Sequence[Pile], content: list[list[str]], free: list[int],
+                ruleset: Ruleset, rng: random.Random) -> list[str]:
+    """Fill the face-down piles of exchanges (§5) with cards drawn high first: every bot
+    here, and most people, exchange their highest cards. A guess, not a proof: the height
+    is blurred by up to ``GAVE_SPREAD`` at random, so a lower card is sometimes in the pile
+    and every world stays possible. Returns the cards left."""
+    want = sum(free[i] for i, p in enumerate(piles) if p.kind == "gave")
+    if not want:
+        return cards
+    height = card_table(ruleset).height
+    ranked = sorted(cards, key=lambda c: height[c] + rng.random() * GAVE_SPREAD, reverse=True)
+    chosen, rest = ranked[:want], ranked[want:]
+    rng.shuffle(chosen)
+    for i, pile in enumerate(piles):
+        if pile.kind == "gave" and free[i]:
+            content[i].extend(chosen[:free[i]])
+            del chosen[:free[i]]
+            free[i] = 0
+    return rest
 
 
 def _allowed(know: Knowledge, piles: Sequence[Pile]) -> dict[str, list[int]]:
