@@ -9,7 +9,8 @@ put face down (``gave``), and the public moves of the deal (``moves``). Walking 
 with the rules of RULES.md §4 shows what the others cannot hold:
 
 * a follower who did not beat played their lowest card (§4.2), so they hold nothing lower
-  (unless a soft discard (§4.4) may have been open for them: then it proves nothing);
+  (where a soft discard (§4.4) may have been open for them: nothing lower, or nothing that
+  beats; each world takes one of the two at random);
 * a k-card discard to a set (§4.3) was the k lowest cards: nothing lower is left;
 * with *must beat when able*, a follower who did not beat holds nothing that beats (§4.2);
 * an 8 led in gurka-night makes every follower play their lowest card;
@@ -18,7 +19,9 @@ with the rules of RULES.md §4 shows what the others cannot hold:
 The worlds are drawn to respect these, then proved by replaying the deal's public moves on
 them with the real rules (`Game.apply`): a world in which any move was illegal, or in which
 the seat's legal actions differ from its view's, is thrown away. So a world never
-contradicts the view, even where the walk above proves less than the rules do.
+contradicts the view, even where the walk above proves less than the rules do. One guess
+goes beyond proof, and only makes some worlds likelier: the cards put face down in an
+exchange are dealt the high cards first (people exchange their highest).
 """
 
 from __future__ import annotations
@@ -75,12 +78,6 @@ class Knowledge:
     gave_piles: list[list[str]] = field(default_factory=list)  # this seat's own, by exchange
     exchanges: list[tuple[int, int]] = field(default_factory=list)  # (seat, cards) in move order
     allowed: dict[str, list[int]] | None = None  # by card: the piles it may lie in (found once)
-
-    def hand_pile(self, seat: int) -> Pile | None:
-        for pile in self.piles:
-            if pile.kind == "hand" and pile.seat == seat:
-                return pile
-        return None
 
 
 def knowledge(ruleset: Ruleset, view: dict[str, Any]) -> Knowledge:
