@@ -20,7 +20,8 @@ For the seat to act, from its view alone (`app.rules.worlds`):
 This is perfect-information Monte Carlo with one step of lookahead over the heuristic
 policy (a rollout-based policy improvement), as Skat and bridge programs use, and a flat
 cousin of information-set MCTS. The budget caps the worlds per decision and, if asked, the
-wall-clock time (off in tests: then a decision is a pure function of the view and seed).
+wall-clock time, checked before each candidate's play-out (off in tests: then a decision is
+a pure function of the view and seed).
 """
 
 from __future__ import annotations
@@ -107,12 +108,21 @@ def search(ruleset: Ruleset, view: dict[str, Any], seed: int, budget: Budget = B
         if world is None:
             break
         worlds += 1
+        played: list[int] = []
         for i in live:
+            if deadline is not None and worlds > 1 and clock() >= deadline:
+                break
             twin = world.fork() if i != live[-1] else world
             twin.apply(cands[i])
             while twin.to_act is not None:
                 twin.apply(rollout.quick_choose(twin))
             values[i].append(_value(twin, me, look))
+            played.append(i)
+        if len(played) < len(live):  # time is up: this world is left unfinished, uncounted
+            for j in played:
+                values[j].pop()
+            worlds -= 1
+            break
         if worlds >= budget.min_worlds and worlds % 4 == 0:
             live = _keep_contenders(live, values, worlds)
     means = {i: _mean(values[i][:worlds]) for i in range(len(cands)) if values[i]}

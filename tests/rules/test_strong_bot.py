@@ -303,3 +303,20 @@ def test_the_easy_bot_slips_but_stays_legal() -> None:
         differ += mine != sensible
         game.apply(sensible)
     assert differ >= 3  # it does make its mistakes
+
+
+def test_the_time_budget_is_kept_and_a_world_cut_short_is_not_counted() -> None:
+    game = new_game("vidivellir", players=3, seed=5, exchange=False)
+    game.deal()
+    view = game.view(game.to_act)
+    ticks = iter(range(10**6))
+
+    def clock() -> float:  # every look at the clock takes a tenth of a second
+        return next(ticks) / 10
+
+    timed = search(game.ruleset, view, 1, Budget(worlds=500, seconds=2.0), clock=clock)
+    looks = next(ticks)
+    assert 1 <= timed.worlds < 20 and looks <= 2.0 * 10 + 2  # no look past the time
+    # what it weighed is what the same worlds give without a clock: complete worlds only
+    untimed = search(game.ruleset, view, 1, Budget(worlds=timed.worlds))
+    assert untimed.values == timed.values and untimed.action == timed.action
