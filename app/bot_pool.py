@@ -106,7 +106,7 @@ class BotPool:
         self.stats = PoolStats()
         self._executor: ProcessPoolExecutor | None = None
         self._starting = asyncio.Lock()
-        self._busy = 0
+        self._running: set[Future[str]] = set()  # searches sent to the current workers
         self._stopped = False
 
     # ------------------------------------------------------------------ lifetime
@@ -147,7 +147,7 @@ class BotPool:
     @property
     def busy(self) -> int:
         """Searches running (or queued) in the workers now."""
-        return self._busy
+        return len(self._running)
 
     # ------------------------------------------------------------------ deciding
 
@@ -164,7 +164,7 @@ class BotPool:
             return self._fallback(request, "stopped", start)
         if self._executor is None:
             await self.start()
-        if self._busy >= self.workers:
+        if len(self._running) >= self.workers:
             await sleep(delay)
             return self._fallback(request, "busy", start)
         executor = self._executor
@@ -178,9 +178,9 @@ class BotPool:
             self._forget(executor)
             await sleep(delay)
             return self._fallback(request, "failed", start)
-        self._busy += 1
+        self._running.add(future)
         loop = asyncio.get_running_loop()
-        future.add_done_callback(lambda _: _call_soon(loop, self._released))
+        future.add_done_callback(lambda done: _call_soon(loop, self._running.discard, done))
         answer = asyncio.wrap_future(future)
         await sleep(delay)
         limit = (self.budget.seconds or 0.0) + self.grace - (time.perf_counter() - start)
@@ -199,14 +199,11 @@ class BotPool:
         self.stats.searches += 1
         return self._done(action, "search", start)
 
-    def _released(self) -> None:
-        self._busy -= 1
-
     def _forget(self, executor: ProcessPoolExecutor) -> None:
         """A broken pool is let go (its processes are gone); the next decision starts anew."""
         if self._executor is executor:
             self._executor = None
-            self._busy = 0
+            self._running = set()
             executor.shutdown(wait=False, cancel_futures=True)
 
     def _fallback(self, request: BotRequest, why: str, start: float) -> BotMove:
@@ -238,10 +235,11 @@ def _shut_down(executor: ProcessPoolExecutor, patience: float) -> None:
     executor.shutdown(wait=True)
 
 
-def _call_soon(loop: asyncio.AbstractEventLoop, fn: Callable[[], None]) -> None:
-    """Run ``fn`` on the loop (a worker's answer arrives on the pool's own thread)."""
+def _call_soon(loop: asyncio.AbstractEventLoop, fn: Callable[[Future[str]], None],
+               future: Future[str]) -> None:
+    """Run ``fn(future)`` on the loop (a worker's answer arrives on the pool's own thread)."""
     try:
-        loop.call_soon_threadsafe(fn)
+        loop.call_soon_threadsafe(fn, future)
     except RuntimeError:  # the loop is closed: nobody counts any more
         pass
 

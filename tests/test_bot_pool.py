@@ -149,6 +149,22 @@ async def test_a_stopped_pool_answers_with_the_fallback_and_leaves_no_process() 
     assert after.by == "stopped" and after.action in request.view["legal"]
 
 
+async def test_a_dead_worker_costs_one_fallback_and_the_pool_starts_afresh() -> None:
+    game = game_with_a_choice()
+    request = request_for(game)
+    async with BotPool(workers=1, budget=LONG, grace=600.0, warm=False) as pool:
+        (first,) = pool.pids()
+        running = asyncio.create_task(pool.decide(request))
+        while pool.busy == 0:
+            await asyncio.sleep(0)
+        os.kill(first, signal.SIGKILL)  # as the kernel's out-of-memory killer would
+        move = await running
+        assert move.by == "failed" and move.action in request.view["legal"]
+        again = await pool.decide(request)
+        assert again.by == "search"
+        assert pool.pids() and first not in pool.pids()
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
