@@ -180,7 +180,7 @@ def test_every_club_and_night_page_fits_a_phone_breaks_no_policy_and_passes_axe(
         row.get_by_role("button", name="Make personal link").click()
         elder.wait_for_load_state("load")
         checks.look(elder, "a member's personal link")
-        link = elder.locator("input.copy-link").input_value()
+        link = elder.locator(".copy-link").input_value()
 
         member = watch_page(member_ctx.new_page())
         checks.visit(member, link, "the member's own page (the personal link opened)")
