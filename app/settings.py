@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Annotated, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -48,6 +49,11 @@ class Settings(BaseSettings):
         description="Pace garbage collection for a steady event loop (app/gc_pacing.py); false: "
         "CPython's own collections only.",
     )
+    club_time_zone: str = Field(
+        default="Europe/Copenhagen",
+        description="The club's time zone (IANA name): the night's timetable (15:00 coffee … 23:00 night "
+        "food) is on its clock.",
+    )
     secure_cookies: bool = Field(default=False, description="Send cookies with Secure (behind HTTPS).")
     login_free_attempts: int = Field(
         default=5, ge=1, description="Elder login attempts per name and per address before back-off."
@@ -71,6 +77,15 @@ class Settings(BaseSettings):
     def _split_origins(cls, value: object) -> object:
         if isinstance(value, str):
             return [part.strip().rstrip("/") for part in value.split(",") if part.strip()]
+        return value
+
+    @field_validator("club_time_zone")
+    @classmethod
+    def _known_zone(cls, value: str) -> str:
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError) as exc:
+            raise ValueError(f"unknown time zone {value!r}: use an IANA name such as Europe/Copenhagen") from exc
         return value
 
     @property

@@ -59,7 +59,7 @@ def club(tmp_path: Path) -> Iterator[str]:
     engine.dispose()
     port = free_port()
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("PYTEST")},
-           "DATABASE_URL": url, "SECRET_KEY": "club-walk-secret", "BOT_DELAY": "0",
+           "DATABASE_URL": url, "SECRET_KEY": "club-walk-secret-" + "x" * 24, "BOT_DELAY": "0",
            "SEAT_TAKEOVER_SECONDS": "0", "DEAL_PAUSE": "0", "PYTHONPATH": str(ROOT)}
     log_path = tmp_path / "server.log"
     log = log_path.open("wb")
@@ -180,7 +180,7 @@ def test_every_club_and_night_page_fits_a_phone_breaks_no_policy_and_passes_axe(
         row.get_by_role("button", name="Make personal link").click()
         elder.wait_for_load_state("load")
         checks.look(elder, "a member's personal link")
-        link = elder.locator("input.copy-link").input_value()
+        link = elder.locator(".copy-link").input_value()
 
         member = watch_page(member_ctx.new_page())
         checks.visit(member, link, "the member's own page (the personal link opened)")
@@ -226,4 +226,48 @@ def test_every_club_and_night_page_fits_a_phone_breaks_no_policy_and_passes_axe(
     finally:
         elder_ctx.close()
         member_ctx.close()
+    checks.assert_clean()
+
+
+def test_a_night_on_real_cards_its_table_phone_and_board_fit_a_phone_break_no_policy_and_pass_axe(
+    club: str, browser  # type: ignore[no-untyped-def]
+) -> None:
+    """The night page's table phones (QR codes and links), a table's phone from its form to its
+    check and its recorded result, the board, and a table link that does not work."""
+    checks = Checks()
+    elder_ctx = checks.watch(browser.new_context(**PHONE))
+    phone_ctx = checks.watch(browser.new_context(**PHONE))
+    try:
+        elder = watch_page(elder_ctx.new_page())
+        elder.goto(club + "/club/login")
+        elder.get_by_label("Name").fill("Elsa")
+        elder.get_by_label("Password").fill(ELDER_PASSWORD)
+        elder.get_by_role("button", name="Log in").click()
+        wait_selector(elder, ".club-who", what="the elder logged in")
+        elder.goto(club + "/club/nights/new")
+        elder.get_by_role("button", name="Draw lots and open the night").click()
+        wait_selector(elder, "#phones", what="the night on real cards with its table phones")
+        checks.look(elder, "a night on real cards, with its table phones, as an elder")
+        link = elder.locator("#link-vinder").input_value()
+        night = elder.url.split("#")[0]
+
+        phone = watch_page(phone_ctx.new_page())
+        checks.visit(phone, link, "a table's phone, its result form")
+        form = phone.locator("form[data-result-form]")
+        names = form.locator("input[name='first_out']").evaluate_all("inputs => inputs.map(i => i.value)")
+        form.locator(".taps").nth(0).get_by_role("radio", name=names[0], exact=True).click()
+        form.locator(".taps").nth(1).get_by_role("radio", name=names[1], exact=True).click()
+        form.get_by_role("button", name=f"One agurk more for {names[2]}").click()
+        form.get_by_role("button", name="Check the result").click()
+        wait_selector(phone, "[data-confirm]:not([hidden])", what="the result to check")
+        checks.look(phone, "a table's phone, checking a result")
+        phone.get_by_role("button", name="Save the result").click()
+        wait_selector(phone, "#phone-live .recorded", what="the result recorded")
+        checks.look(phone, "a table's phone, its result recorded")
+        checks.visit(phone, night.replace("/club/nights/", "/club/nights/", 1) + "/board", "the board on a phone")
+        checks.visit(phone, link[:-4] + "AAAA", "a table link that does not work")
+        checks.visit(elder, night, "the night page with a result from a table's phone")
+    finally:
+        elder_ctx.close()
+        phone_ctx.close()
     checks.assert_clean()

@@ -15,11 +15,15 @@ import pytest
 
 STATIC = Path(__file__).resolve().parents[2] / "static" / "css"
 CSS = STATIC / "app.css"  # its :root holds the colours every sheet uses
-SHEETS = ["app.css", "club.css", "club_table.css", "talk.css", "rules.css"]
+SHEETS = ["app.css", "club.css", "club_table.css", "talk.css", "rules.css", "home_night.css"]
 AA = 4.5
 # Text whose background comes from its container (or a gradient): the darkest/lightest stop
 # it may sit on, by selector.
-GROUND_OF = {".topbar a": "--felt-2", ".felt": "#2a7a50", ".programme li.now time": "--felt"}
+GROUND_OF = {".topbar a": "--felt-2", ".felt": "#2a7a50", ".programme li.now time": "--felt",
+             ".programme li.now .actual": "--felt",
+             # the board for a TV: light text on its dark ground, or on its lighter panels
+             ".board h1, .board h2": "#1d4731", ".board-night": "#0f2419", ".board-clock": "#0f2419",
+             ".board .dealer-notes": "#173a28", ".board-placement .hof-pts": "#173a28"}
 
 
 def luminance(hex_colour: str) -> float:

@@ -102,6 +102,21 @@ def save_state(session: Session, row: store.Night, night: Night) -> None:
     )
 
 
+def record_table_result(
+    session: Session, row: store.Night, night: Night, *, table: str, result: RoundResult, by: str, source: str,
+) -> store.NightResult:
+    """Record one table's result in the night's current round: the one way a result gets in,
+    typed by an elder on the night page or sent from the table's phone. The club core takes it
+    first (a result that does not fit raises ValueError and nothing is stored), then the row and
+    the night's summary are written. Lock the night (`store.lock_night`) before loading it."""
+    phase, number = night.stage, night.current.number
+    night.record(table, result)
+    saved = store.add_result(session, night_id=row.id, phase=phase, round_no=number,  # type: ignore[arg-type]
+                             table=table, result=result.to_dict(), recorded_by=by, source=source)
+    save_state(session, row, night)
+    return saved
+
+
 def sync_rows(session: Session, row: store.Night, night: Night) -> list[str]:
     """After a correction: drop stored rows the corrected night no longer holds."""
     keep: set[tuple[str, int, str]] = set()
@@ -133,6 +148,18 @@ def describe_slot(phase: str, round_no: int, table: str) -> str:
     if phase == "base":
         return _("base round %(number)s at the %(table)s", number=round_no, table=title)
     return _("final round %(number)s at the %(table)s", number=round_no, table=title)
+
+
+def result_words(data: dict[str, Any]) -> str:
+    """A recorded result in a plain sentence, in the reader's language."""
+    result = RoundResult.from_dict(data)
+    names = {"winner": result.winner, "second": result.second_out, "first": result.first_out}
+    if result.bar_rov:
+        said = _("%(winner)s won bar røv, %(second)s went out second, %(first)s first", **names)
+    else:
+        said = _("%(winner)s won, %(second)s went out second, %(first)s first", **names)
+    agurker = ", ".join(f"{p} ×{n}" for p, n in result.agurker.items() if n)
+    return _("%(result)s; agurker: %(agurker)s", result=said, agurker=agurker) if agurker else said
 
 
 # ------------------------------------------------------------------ where players start

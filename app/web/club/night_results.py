@@ -80,6 +80,7 @@ def record_result(request: Request, night_id: int, form: auth.CsrfForm) -> Respo
     phase = str(form.get("phase") or "")
     round_no = str(form.get("round") or "")
     with session_scope(db_engine(request)) as session:
+        store.lock_night(session, night_id=night_id)  # a table's phone may be sending this very result
         row, results, night = night_or_404(session, night_id)
         errors: list[str] = []
         typed: dict[str, Any] = {}
@@ -95,15 +96,10 @@ def record_result(request: Request, night_id: int, form: auth.CsrfForm) -> Respo
             result, errors, typed = parse_result(form, chairs)
             if result is not None:
                 try:
-                    night.record(table, result)
+                    cn.record_table_result(session, row, night, table=table, result=result,
+                                           by=who.name or "", source="hand")
                 except ValueError as exc:
                     errors.append(reason_of(exc))
-                else:
-                    store.add_result(
-                        session, night_id=night_id, phase=phase, round_no=int(round_no),
-                        table=table, result=result.to_dict(), recorded_by=who.name or "",
-                    )
-                    cn.save_state(session, row, night)
         if errors:
             ctx = night_context(
                 session, row, results, night, form_errors={table: errors}, typed={table: typed}

@@ -17,7 +17,7 @@ from app.club import Night
 from app.i18n import _
 from app.store import club as store
 from app.store.db import session_scope
-from app.web.club import absent_bots, auth, identity
+from app.web.club import absent_bots, auth, home_night, identity, table_links
 from app.web.club import night_data as cn
 from app.web.club import online as club_online
 from app.web.club.common import (
@@ -61,9 +61,12 @@ def night_context(
         else:
             rows_by_round.setdefault((result.phase, result.round), []).append(result)
     corrected = {c.result_id for c in corrections}
+    from_phones = {(r.phase, r.round, r.table) for r in results if r.source == "phone"}
     form_keys = set(night.pending_tables) | {f"playoff{i}" for i in range(len(night.playoffs))}
     general_errors = [e for k, errs in (form_errors or {}).items() if k not in form_keys for e in errs]
     tables_now = cn.tables_view(night)
+    for t in tables_now:
+        t["from_phone"] = (night.stage, night.current.number, t["key"]) in from_phones
     online_playoffs: list[dict[str, Any]] = []
     rooms_now = club_online.current_rooms(row, night) if row.mode == "online" and row.status == "open" else {}
     if night.phase in ("base", "finals"):
@@ -82,10 +85,9 @@ def night_context(
     absences = store.list_absences(session, night_id=row.id) if row.bots_for_absent_by is not None else []  # type: ignore[arg-type]
     ctx: dict[str, Any] = {
         "row": row,
+        "result_rows": results,
         "night": night,
         "title_date": nice_date(row.date),
-        "programme": cn.PROGRAMME,
-        "programme_now": cn.programme_now(night),
         "round_label": cn.round_label(night),
         "tables_now": tables_now,
         "online_playoffs": online_playoffs,
@@ -147,6 +149,7 @@ UNTYPED: dict[str, Any] = {"form_errors": {}, "general_errors": [], "typed": {},
 def night_body(request: Request, ctx: dict[str, Any]) -> tuple[str, str]:
     """(the night page's changing part, its stamp). The stamp is taken without this request's
     form errors and typed values, so a page showing them is not replaced until the night moves."""
+    ctx = {**ctx, "timetable": home_night.timetable_view(request, ctx["row"], ctx["result_rows"], ctx["night"])}
     body = render_string(request, "club/_night_body.html", ctx)
     plain = body if all(not ctx.get(k) for k in UNTYPED) else render_string(
         request, "club/_night_body.html", {**ctx, **UNTYPED})
@@ -155,7 +158,11 @@ def night_body(request: Request, ctx: dict[str, Any]) -> tuple[str, str]:
 
 def render_night(request: Request, ctx: dict[str, Any], *, status: int = 200) -> Response:
     body, stamp = night_body(request, ctx)
-    return render(request, "club/night.html", {**ctx, "night_body": Markup(body), "stamp": stamp}, status=status)
+    row, night = ctx["row"], ctx["night"]
+    phones = (table_links.links_for_page(request, row, night.stage)
+              if row.mode == "hand" and night.phase != "done" and auth.viewer(request).is_elder else None)
+    return render(request, "club/night.html", {**ctx, "night_body": Markup(body), "stamp": stamp,
+                                               "phone_links": phones}, status=status)
 
 
 @router.get("/nights/{night_id}/fresh", response_class=HTMLResponse)
