@@ -28,5 +28,8 @@ EXPOSE 8000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
     CMD python -c "import os, urllib.request; urllib.request.urlopen(f'http://127.0.0.1:{os.environ.get(\"PORT\", \"8000\")}/healthz', timeout=2)"
 
-# The app upgrades the schema at start; uvicorn with websockets-sansio and no compression.
-CMD ["sh", "-c", "exec uvicorn app.main:create_app --factory --host \"$HOST\" --port \"$PORT\" --ws websockets-sansio --ws-per-message-deflate false --ws-max-size 65536 --proxy-headers --forwarded-allow-ips='*' --timeout-graceful-shutdown 10"]
+# `gurka serve`, run as `python -m app.main serve` so the app is imported from this folder,
+# beside its templates, static files and migrations: the schema upgraded first, uvicorn with
+# websockets-sansio and no compression, X-Forwarded-For believed only from FORWARDED_ALLOW_IPS
+# (the proxy in front; compose sets it). It refuses to start without a strong SECRET_KEY.
+CMD ["python", "-m", "app.main", "serve"]

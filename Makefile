@@ -1,5 +1,5 @@
 # Two commands set everything up on a fresh machine:
-#   make run    install into .venv and serve the app on SQLite at http://127.0.0.1:8000
+#   make run    install into .venv and serve the app on SQLite at http://127.0.0.1:8000 (development)
 #   make test   install into .venv, check lint and types (ruff, mypy), run the whole test suite
 #   make test-repeat N=10 [BUSY=1]   the suite N times from a clean clone of HEAD (see scripts/test_repeat.sh)
 PYTHON ?= python3
@@ -17,8 +17,9 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
+# Development: with SECRET_KEY unset, the app keeps a random one in .secret_key (made once).
 run: install
-	$(VENV)/bin/gurka serve
+	ENVIRONMENT=development $(VENV)/bin/gurka serve
 
 test: check
 	$(PY) -m pytest -q
@@ -47,8 +48,10 @@ findings: install
 i18n: install
 	$(PY) -m app.i18n.catalogs
 
+# Fetch the pinned htmx (served) and axe-core (for the browser tests) again, checked.
 vendor:
 	./scripts/vendor_htmx.sh
+	./scripts/vendor_axe.sh
 
 lint: install
 	$(PY) -m ruff check app tests bench

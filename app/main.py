@@ -14,6 +14,7 @@ from fastapi.staticfiles import StaticFiles
 
 from app import gc_pacing, web
 from app.rooms.clock import Clock
+from app.secret_key import UnsafeSecret, with_secret
 from app.settings import Settings
 from app.store.db import make_engine, upgrade
 from app.web.shared.templating import make_templates
@@ -31,8 +32,9 @@ WS_MAX_FRAME = 64 * 1024
 
 def create_app(settings: Settings | None = None, *, clock: Clock | None = None) -> FastAPI:
     """Build the app: schema upgraded, engine, templates, static files and every router.
-    `clock`: the rooms' clock (turn timers, pauses); tests pass a `FakeClock`."""
-    settings = settings or Settings()
+    `clock`: the rooms' clock (turn timers, pauses); tests pass a `FakeClock`.
+    Refuses (UnsafeSecret) to build an app whose SECRET_KEY anyone could know."""
+    settings = with_secret(settings or Settings())
     upgrade(settings.database_url)
 
     @asynccontextmanager
@@ -76,7 +78,11 @@ def serve(settings: Settings, *, reload: bool = False) -> None:
         ws_per_message_deflate=False,
         ws_max_size=WS_MAX_FRAME,
         timeout_graceful_shutdown=10,
-        proxy_headers=True,
+        # Only the proxy in front (nginx) may say who the client is: uvicorn believes
+        # X-Forwarded-For from these addresses alone, and takes the rightmost address not among
+        # them (the one the proxy saw), never the client's own claim further left.
+        proxy_headers=bool(settings.forwarded_allow_ips.strip()),
+        forwarded_allow_ips=settings.forwarded_allow_ips,
     )
 
 
@@ -99,6 +105,10 @@ def cli(argv: list[str] | None = None) -> None:
         return
     overrides = {k: v for k, v in {"host": args.host, "port": args.port}.items() if v is not None}
     settings = settings.model_copy(update=overrides)
+    try:  # refuse here, plainly, rather than in uvicorn's worker with a traceback
+        with_secret(settings)
+    except UnsafeSecret as unsafe:
+        parser.exit(2, f"{unsafe}\n")
     # uvicorn builds the app from the environment in its own process: pass overrides down.
     import os
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import secrets
-from typing import Annotated
+from typing import Annotated, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -17,8 +17,18 @@ class Settings(BaseSettings):
         description="SQLAlchemy URL: SQLite by default, postgresql+psycopg://… for Postgres.",
     )
     secret_key: str = Field(
-        default_factory=lambda: secrets.token_urlsafe(32),
-        description="Signs login sessions. Set it in production: the default changes at every start.",
+        default="",
+        description="Signs the elders' sessions and the members' devices: at least 32 random characters. "
+        "The app refuses to start without a strong one (app/secret_key.py), except in development.",
+    )
+    environment: Literal["production", "development"] = Field(
+        default="production",
+        description="development (`make run`): an unset SECRET_KEY is kept in a local file, .secret_key.",
+    )
+    forwarded_allow_ips: str = Field(
+        default="127.0.0.1",
+        description="The proxies (addresses or networks, comma separated) whose X-Forwarded-For and "
+        "X-Forwarded-Proto are believed; the client is the rightmost address not among them. Empty: none.",
     )
     allowed_origins: Annotated[list[str], NoDecode] = Field(
         default_factory=list,
@@ -38,6 +48,11 @@ class Settings(BaseSettings):
         default=True,
         description="Pace garbage collection for a steady event loop (app/gc_pacing.py); false: "
         "CPython's own collections only.",
+    )
+    club_time_zone: str = Field(
+        default="Europe/Copenhagen",
+        description="The club's time zone (IANA name): the night's timetable (15:00 coffee … 23:00 night "
+        "food) is on its clock.",
     )
     secure_cookies: bool = Field(default=False, description="Send cookies with Secure (behind HTTPS).")
     login_free_attempts: int = Field(
@@ -73,6 +88,15 @@ class Settings(BaseSettings):
     def _split_origins(cls, value: object) -> object:
         if isinstance(value, str):
             return [part.strip().rstrip("/") for part in value.split(",") if part.strip()]
+        return value
+
+    @field_validator("club_time_zone")
+    @classmethod
+    def _known_zone(cls, value: str) -> str:
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError) as exc:
+            raise ValueError(f"unknown time zone {value!r}: use an IANA name such as Europe/Copenhagen") from exc
         return value
 
     @property

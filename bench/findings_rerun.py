@@ -17,7 +17,9 @@ Clients that stand for different people send different X-Forwarded-For addresses
 them from 127.0.0.1, as it trusts nginx in production), so the per-address limits meet the
 attacker and not the honest player beside it.
 
-Findings tested elsewhere are listed as notes (the test that covers them). Loopback only; every
+Issue 24's findings follow in their own functions (forged-cookie: the old default SECRET_KEY;
+spoofed-xff: X-Forwarded-For rotated behind a proxy). Findings tested elsewhere are listed as
+notes (the test that covers them). Loopback only; every
 wait is bounded; the server it started is stopped at the end.
 """
 
@@ -25,13 +27,17 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
 import contextlib
+import hashlib
+import hmac
 import html as htmlmod
 import ipaddress
 import json
 import multiprocessing
 import os
 import re
+import secrets
 import socket
 import sys
 import tempfile
@@ -132,7 +138,7 @@ def start_app(workdir: Path, database_url: str, env_extra: dict[str, str] | None
     env = dict(os.environ)
     env.update({
         "DATABASE_URL": database_url,
-        "SECRET_KEY": "findings-rerun",
+        "SECRET_KEY": secrets.token_urlsafe(32),
         "BOT_DELAY": "0",
         "DEAL_PAUSE": "0",
         "PYTHONUNBUFFERED": "1",
@@ -994,6 +1000,110 @@ async def spectators(run: Run, result: Result) -> Result:
     return result
 
 
+# ---------------------------------------------------------------------------- issue 24's findings
+
+
+OLD_DEFAULTS = ["change-me-in-production", "secret", "test-secret", "e2e"]  # keys once in use here
+
+
+async def refused_start(key: str | None) -> tuple[int | None, str]:
+    """`gurka serve` started with this SECRET_KEY (None: unset), outside development: its exit
+    code (None: it kept running and was stopped) and the first line it printed."""
+    env = {k: v for k, v in os.environ.items() if k not in ("SECRET_KEY", "ENVIRONMENT")}
+    if key is not None:
+        env["SECRET_KEY"] = key
+    with tempfile.TemporaryDirectory(prefix="findings-secret-") as tmp:
+        env["DATABASE_URL"] = f"sqlite:///{tmp}/never.db"
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "app.main", "serve", "--port", str(free_port()), cwd=tmp, env=env,
+            stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE)
+        try:
+            _, err = await asyncio.wait_for(proc.communicate(), 30)
+        except TimeoutError:
+            proc.kill()
+            await proc.wait()
+            return None, "it started"
+    return proc.returncode, err.decode(errors="replace").strip().splitlines()[0] if err else ""
+
+
+async def forged_cookie(run: Run, result: Result) -> Result:
+    start = run.log_size()
+    club = await run.the_club()
+    page = (await club.elder.get("/club/members")).text
+    elsa = re.search(r'href="/club/players/Elsa".*?action="/club/members/(\d+)"', page, re.DOTALL)
+    if not elsa:
+        raise RuntimeError("no member form for the elder Elsa")
+    seen: list[str] = []
+    forged_in = 0
+    for key in OLD_DEFAULTS:
+        forger = run.client()
+        forger.cookies.set("gurka_club", sign_cookie(key, {"m": int(elsa.group(1)), "g": 0, "c": "x",
+                                                            "t": int(time.time())}))
+        answer = await forger.get("/club/nights/new")  # an elder's page
+        elder_page = answer.status_code == 200
+        forged_in += elder_page
+        seen.append(f"'{key}' {'OPENED an elder page' if elder_page else answer.status_code}")
+    genuine = await is_elder(club.elder)
+    starts = [(key, *await refused_start(key)) for key in (None, "too-short", "change-me-in-production")]
+    refusals = [f"{'unset' if key is None else repr(key)}: exit {code}" for key, code, _ in starts]
+    ok_starts = all(code == 2 and "SECRET_KEY" in said for _, code, said in starts)
+    tracebacks = run.tracebacks_since(start)
+    result.done = (f"GET /club/nights/new with the elder's cookie signed by {len(OLD_DEFAULTS)} keys once used "
+                   "as defaults; `gurka serve` started with SECRET_KEY unset, short and the old compose default")
+    result.observed = (", ".join(seen) + f"; the elder's own cookie: {'elder' if genuine else 'NOT elder'}; "
+                       f"starts refused: {', '.join(refusals)} ('{short(starts[0][2], 60)}'); {tracebacks} tracebacks")
+    result.verdict = "PASS" if forged_in == 0 and genuine and ok_starts and tracebacks == 0 else "FAIL"
+    return result
+
+
+def sign_cookie(secret: str, data: dict[str, Any]) -> str:
+    """A session cookie in the format app/web/club/auth.py documents, signed with `secret`: made
+    here as an attacker would make it, from the format alone."""
+
+    def b64(raw: bytes) -> str:
+        return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
+
+    payload = b64(json.dumps(data, separators=(",", ":"), sort_keys=True).encode())
+    return f"{payload}.{b64(hmac.new(secret.encode(), payload.encode('ascii'), hashlib.sha256).digest())}"
+
+
+async def spoofed_xff(run: Run, result: Result, tries: int = 30) -> Result:
+    start = run.log_size()
+    await run.the_club()
+    # what nginx forwards when it appends ($proxy_add_x_forwarded_for): the client's own claim,
+    # a new one each time, then the address nginx saw (always the same client)
+    seen_by_proxy = run.address()
+    guesser = run.client()
+    statuses: dict[int, int] = {}
+    for n in range(tries):
+        guesser.headers["X-Forwarded-For"] = f"203.0.113.{n % 250 + 1}, {seen_by_proxy}"
+        answer = await log_in(guesser, f"Nobody-xff-{n}", f"guess-{n}")
+        statuses[answer.status_code] = statuses.get(answer.status_code, 0) + 1
+    room = await run.new_room(bots=2)
+    sockets_seen: dict[str, int] = {}
+    async with contextlib.AsyncExitStack() as held:
+        for n in range(tries):
+            headers = {"X-Forwarded-For": f"198.51.100.{n % 250 + 1}, {seen_by_proxy}"}
+            ws = await held.enter_async_context(connect(
+                f"{run.ws_url}/r/{room.slug}/ws", additional_headers=headers, compression=None, max_size=None,
+                ping_interval=None, open_timeout=10, close_timeout=2))
+            try:
+                outcome = (await frame_of_kind(ws, ("table",)))["kind"]
+            except ConnectionClosed as closed:
+                outcome = f"closed {closed.rcvd.code if closed.rcvd else None}"
+            sockets_seen[outcome] = sockets_seen.get(outcome, 0) + 1
+    tracebacks = run.tracebacks_since(start)
+    result.done = (f"{tries} wrong elder logins (a new name each) and {tries} websockets to one room, each with a "
+                   "new spoofed X-Forwarded-For entry before the address the proxy appended")
+    result.observed = (f"logins: {', '.join(f'{n}×{s}' for s, n in sorted(statuses.items()))}; websockets: "
+                       + ", ".join(f"{n}× {k}" for k, n in sorted(sockets_seen.items())) + f"; {tracebacks} tracebacks")
+    # five checked, then 2, 4, 8 s waits: far fewer than ten of 30 even on a slow machine
+    ok = (statuses.get(429, 0) > 0 and statuses.get(401, 0) < 10 and sockets_seen.get("table", 0) <= 20
+          and sockets_seen.get("closed 1008", 0) >= tries - 20 and tracebacks == 0)
+    result.verdict = "PASS" if ok else "FAIL"
+    return result
+
+
 def covered(key: str, title: str, test: str, branch: str) -> Finding:
     async def note(run: Run, result: Result) -> Result:
         where = "on this branch" if (ROOT / test).exists() else f"not on this branch yet: branch {branch}"
@@ -1026,12 +1136,22 @@ FINDINGS = [
             names),
     Finding("spectators", "300 never-reading spectators held 36 MB that was not freed",
             spectators),
+    Finding("forged-cookie", "issue 24: compose's default SECRET_KEY let anyone sign an elder's session",
+            forged_cookie),
+    Finding("spoofed-xff", "issue 24: behind nginx any X-Forwarded-For was believed (30 logins, never 429; "
+            "30 sockets past the cap of 20)", spoofed_xff),
     covered("outage", "a Postgres outage during a move destroyed the room",
             "tests/resilience/test_db_outage.py", "commit"),
     covered("sqlite-lock", "SQLite locks blocked the event loop",
             "tests/resilience/test_sqlite_lock.py", "commit"),
     covered("two-processes", "two processes: reloads not a consistent snapshot",
             "tests/resilience/test_two_processes.py", "commit"),
+    covered("date-poll", "issue 24: a visitor with no link answered the date poll as another member",
+            "tests/club_web/test_date_answers.py", "club"),
+    covered("absent-bots", "issue 24: bots for the absent lasted one round (66 presses a night)",
+            "tests/club_web/test_absent_bots.py", "club"),
+    covered("elder-words", "issue 24: 'at vinder', 'finalevinderbord', '(RULES.md §7.6)' shown to elders",
+            "tests/club_web/test_wording.py", "club"),
 ]
 
 

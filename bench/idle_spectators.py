@@ -32,6 +32,7 @@ import html
 import json
 import os
 import resource
+import secrets
 import socket
 import sys
 import tempfile
@@ -65,7 +66,7 @@ def start_server(workdir: Path) -> Server:
     127.0.0.1 and sits in one room."""
     return start_app(workdir, tag="idle", env_extra={
         "DEAL_PAUSE": "0",
-        "SECRET_KEY": "idle-spectators-bench",
+        "SECRET_KEY": secrets.token_urlsafe(32),
         "WS_PER_ROOM": "100000",
         "WS_PLAYER_MESSAGES": "1000000",
     })

@@ -37,6 +37,7 @@ sys.path.insert(0, str(ROOT))
 from app.main import create_app
 from app.rooms.clock import FakeClock
 from app.rooms.room import LiveRoom
+from app.secret_key import new_secret
 from app.settings import Settings
 
 LANGS = ("da", "en", "fi", "is")
@@ -163,7 +164,7 @@ def run(args: argparse.Namespace) -> None:
         slugs = iter(range(10**9))
         timer.times = []
         with tempfile.TemporaryDirectory(prefix="gurka-render-") as tmp:
-            settings = Settings(database_url=f"sqlite:///{tmp}/render.db", bot_delay=0.0, secret_key="bench",
+            settings = Settings(database_url=f"sqlite:///{tmp}/render.db", bot_delay=0.0, secret_key=new_secret(),
                                 deal_pause=2.0)
             app = create_app(settings, clock=FakeClock(start=1_800_000_000.0))
             with TestClient(app) as client:

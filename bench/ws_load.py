@@ -53,6 +53,7 @@ import os
 import random
 import re
 import resource
+import secrets
 import signal
 import socket
 import subprocess
@@ -215,7 +216,7 @@ def start_app(workdir: Path, database_url: str | None = None, tag: str = "app",
         {
             "DATABASE_URL": database_url or f"sqlite:///{workdir / 'bench.db'}",
             "BOT_DELAY": "0",
-            "SECRET_KEY": "bench",
+            "SECRET_KEY": secrets.token_urlsafe(32),
             "PYTHONUNBUFFERED": "1",
             # every simulated player comes from 127.0.0.1: lift the per-address caps
             "WS_PER_ADDRESS": "100000",

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy.engine import make_url
 
+from app.secret_key import new_secret
 from app.settings import Settings
 
 POSTGRES_URL = os.environ.get("TEST_DATABASE_URL", "")
@@ -22,7 +23,7 @@ needs_postgres = pytest.mark.skipif(
 def make_settings(database_url: str, **overrides: object) -> Settings:
     values: dict[str, object] = {
         "database_url": database_url,
-        "secret_key": "test-secret",
+        "secret_key": new_secret(),  # never a constant: a known key would sign an elder
         "bot_delay": 0.0,
         "seat_takeover_seconds": 0.0,
         "deal_pause": 0.0,

@@ -35,3 +35,13 @@ def test_the_script_refuses_unknown_findings_and_remote_databases_before_startin
     assert unknown.returncode != 0 and "unknown findings ['nonsense']" in unknown.stderr
     remote = rerun("--database-url", "postgresql+psycopg://postgres@db.example:5432/x", timeout=20)
     assert remote.returncode != 0 and "loopback Postgres servers only" in remote.stderr
+
+
+def test_the_forged_cookie_and_spoofed_header_findings_come_out_fixed() -> None:
+    done = rerun("--only", "forged-cookie,spoofed-xff", "--json", timeout=120)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    forged, spoofed = json.loads(done.stdout)
+    assert (forged["key"], spoofed["key"]) == ("forged-cookie", "spoofed-xff")
+    assert forged["verdict"] == spoofed["verdict"] == "PASS", (forged, spoofed)
+    assert "'change-me-in-production' 303" in forged["observed"] and "exit 2" in forged["observed"]
+    assert "×429" in spoofed["observed"] and "closed 1008" in spoofed["observed"]

@@ -28,10 +28,6 @@ def test_settings_read_the_environment(monkeypatch) -> None:
     assert settings.is_sqlite
 
 
-def test_secret_key_default_is_random() -> None:
-    assert Settings().secret_key != Settings().secret_key
-
-
 def test_vendored_htmx_matches_its_checksums() -> None:
     lines = (HTMX / "SHA256SUMS").read_text().splitlines()
     assert len(lines) >= 4

@@ -173,7 +173,7 @@ def wait_page(page: Any, expression: str, arg: Any = None, *, what: str, timeout
 
     # Look on a timer, not on animation frames (Playwright's default): a page whose parser waits
     # on a script in <head> is render-blocked and runs no frames, so a condition that came true
-    # after the first look (htmx ran while hx-ws.js was still held) was never looked at again.
+    # after the first look (htmx ran while hx-ws.min.js was still held) was never looked at again.
     try:
         page.wait_for_function(expression, arg=arg, timeout=timeout * 1000, polling=POLL * 1000)
     except PageTimeout:

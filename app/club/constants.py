@@ -16,6 +16,17 @@ FINAL_TABLES: Final[tuple[str, str, str]] = ("finale", "mellanfinale", "taberfin
 #: (RULES.md §7.1, seed 000: "if you played the final at the middle table, you start there").
 FINAL_TO_BASE: Final[dict[str, str]] = dict(zip(FINAL_TABLES, BASE_TABLES, strict=True))
 
+#: The tables' own names, the same in every language (the club's words): what pages and
+#: messages call them, never their keys.
+TABLE_NAMES: Final[dict[str, str]] = {
+    "vinder": "Vinderbord",
+    "mellan": "Mellanbord",
+    "taber": "Taberbord",
+    "finale": "Finalevinderbord",
+    "mellanfinale": "Mellanfinale",
+    "taberfinale": "Taberfinale",
+}
+
 Stage = Literal["base", "finals"]
 Phase = Literal["base", "playoff", "finals", "done"]
 

@@ -14,6 +14,7 @@ from typing import Any, Literal
 from app.club.constants import (
     BASE_TABLES,
     PLAYERS,
+    TABLE_NAMES,
     TABLE_SIZE,
     Stage,
 )
@@ -27,11 +28,19 @@ class CorrectionError(ValueError):
     """A correction would make a later recorded result invalid."""
 
 
-def describe_record(stage: str, round_no: int, table: str) -> Text:
-    """One recorded table result, in words ("base round 3 at vinder")."""
+def describe_round(stage: str, number: int) -> Text:
+    """A round in words ("base round 3", "final round 2")."""
     if stage == "base":
-        return Text("base round %(number)s at %(table)s", number=round_no, table=table)
-    return Text("finals round %(number)s at %(table)s", number=round_no, table=table)
+        return Text("base round %(number)s", number=number)
+    return Text("final round %(number)s", number=number)
+
+
+def describe_record(stage: str, round_no: int, table: str) -> Text:
+    """One recorded table result, in words ("base round 3 at the Vinderbord")."""
+    name = TABLE_NAMES.get(table, table)
+    if stage == "base":
+        return Text("base round %(number)s at the %(table)s", number=round_no, table=name)
+    return Text("final round %(number)s at the %(table)s", number=round_no, table=name)
 
 
 def reason_of(exc: Exception) -> str:
@@ -73,9 +82,9 @@ class Event:
     def describe(self) -> Text:
         players = ", ".join(self.order)
         if self.kind == "playoff" and self.stage == "base":
-            return Text("the base playoff (%(players)s)", players=players)
+            return Text("the playoff after the base rounds (%(players)s)", players=players)
         if self.kind == "playoff":
-            return Text("the finals playoff (%(players)s)", players=players)
+            return Text("the playoff after the finals (%(players)s)", players=players)
         return describe_record(self.stage, self.round_no, self.table)
 
     def to_dict(self) -> dict[str, Any]:
@@ -211,8 +220,8 @@ def check_start(players: Sequence[str], start: Mapping[str, str]) -> dict[str, l
         groups[table].append(name)
     for table, names in groups.items():
         if len(names) != TABLE_SIZE:
-            raise ValueError(
-                f"the {table} table would have {len(names)} players"
-                f"{' (' + ', '.join(names) + ')' if names else ''}; each table needs three"
-            )
+            raise ValueError(Text(
+                "the %(table)s would have %(count)s players (%(names)s); each table needs three",
+                table=TABLE_NAMES[table], count=len(names), names=", ".join(names),
+            ))
     return groups

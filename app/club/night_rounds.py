@@ -24,6 +24,7 @@ from app.club.night_records import (
     RoundRecord,
     check_players,
     check_start,
+    describe_record,
 )
 from app.club.results import RoundResult
 from app.club.seating import (
@@ -34,6 +35,7 @@ from app.club.seating import (
     draw_start_tables,
     move_after_base_round,
 )
+from app.rules.text import Text
 
 
 class NightRounds:
@@ -145,10 +147,10 @@ class NightRounds:
             names = ", ".join(rnd.seating)
             raise ValueError(f"{table!r} is not a table in the {self._stage}: use {names}")
         if table in rnd.results:
-            raise ValueError(
-                f"the {table} table is already recorded for {self._stage} round {rnd.number};"
-                " an elder can correct it"
-            )
+            raise ValueError(Text(
+                "%(what)s is already recorded; an elder can correct it",
+                what=describe_record(self._stage, rnd.number, table),
+            ))
         result.check_table(table, rnd.seating[table])
         rnd.results[table] = result
         self._events.append(Event("record", self._stage, rnd.number, table, result))
@@ -158,9 +160,9 @@ class NightRounds:
     def _check_open(self) -> None:
         if self._phase == "playoff":
             groups = "; ".join(", ".join(g) for g in self._pending)
-            raise ValueError(f"the night is waiting for a playoff first: {groups}")
+            raise ValueError(Text("the night first needs a playoff between %(players)s", players=groups))
         if self._phase == "done":
-            raise ValueError("the night is over")
+            raise ValueError(Text("the night is over"))
 
     def _open_round(
         self,

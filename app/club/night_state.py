@@ -19,6 +19,7 @@ from app.club.night_records import (
     PlayoffCorrection,
     correction_from_dict,
     describe_record,
+    describe_round,
     reason_of,
 )
 from app.club.results import RoundResult
@@ -35,10 +36,10 @@ class NightState(NightFinals):
         assert event.result is not None
         self._check_open()
         if (event.stage, event.round_no) != (self._stage, self.current.number):
-            raise ValueError(
-                f"{event.describe()} cannot be recorded now: the night is at"
-                f" {self._stage} round {self.current.number}"
-            )
+            raise ValueError(Text(
+                "%(what)s cannot be recorded now: the night is at %(now)s",
+                what=event.describe(), now=describe_round(self._stage, self.current.number),
+            ))
         self.record(event.table, event.result)
 
     def correct(
@@ -99,7 +100,8 @@ class NightState(NightFinals):
         old = self._events[index]
         new = Event("playoff", phase, old.round_no, order=names)
         fresh, dropped = self._replay_with(
-            index, new, Text("the base playoff") if phase == "base" else Text("the finals playoff"),
+            index, new,
+            Text("the playoff after the base rounds") if phase == "base" else Text("the playoff after the finals"),
             drop_later=drop_later,
         )
         entry = PlayoffCorrection(phase, old.order, names, reason, dropped)
@@ -121,7 +123,7 @@ class NightState(NightFinals):
             except ValueError as exc:
                 if i == index:
                     raise ValueError(Text(
-                        "the correction of %(what)s is invalid: %(why)s", what=event.describe(), why=reason_of(exc)
+                        "This result for %(what)s does not fit (%(why)s)", what=event.describe(), why=reason_of(exc)
                     )) from exc
                 if event.kind == "playoff":
                     dropped.append(event.describe())
@@ -130,8 +132,8 @@ class NightState(NightFinals):
                     dropped.extend(e.describe() for e in events[i:] if e.kind == "record")
                     break
                 raise CorrectionError(Text(
-                    "correcting %(what)s makes the later result of %(later)s invalid: %(why)s",
-                    what=what, later=event.describe(), why=reason_of(exc),
+                    "With this change to %(what)s, the result recorded later for %(later)s no longer fits"
+                    " (%(why)s)", what=what, later=event.describe(), why=reason_of(exc),
                 )) from exc
         return fresh, tuple(dropped)
 

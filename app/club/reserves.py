@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from app.club.constants import BASE_TABLES, FINAL_TO_BASE, TABLE_SIZE
+from app.club.constants import BASE_TABLES, FINAL_TO_BASE, TABLE_NAMES, TABLE_SIZE
 from app.rules.text import Text
 
 
@@ -84,7 +84,7 @@ def start_tables(
         names = [p for p in players if start[p] == table]
         if len(names) != TABLE_SIZE:
             raise ValueError(Text(
-                "the %(table)s table would have %(count)s players (%(names)s); each table needs three",
-                table=table, count=len(names), names=", ".join(names),
+                "the %(table)s would have %(count)s players (%(names)s); each table needs three",
+                table=TABLE_NAMES[table], count=len(names), names=", ".join(names),
             ))
     return start

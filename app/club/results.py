@@ -24,6 +24,7 @@ from app.club.constants import (
     BAR_ROV_POINTS,
     FIRST_OUT_POINTS,
     SECOND_OUT_POINTS,
+    TABLE_NAMES,
     WINNER_POINTS,
 )
 from app.rules.text import Text
@@ -125,20 +126,21 @@ class RoundResult:
     def check_table(self, table: str, seated: Sequence[str]) -> None:
         """Raise ``ValueError`` unless the result names exactly the players at ``table``."""
         at_table = set(seated)
+        title = TABLE_NAMES.get(table, table)
         for name in (*self.out, self.winner):
             if name not in at_table:
-                raise ValueError(Text("%(name)s is not at the %(table)s table this round", name=name, table=table))
+                raise ValueError(Text("%(name)s is not at the %(table)s this round", name=name, table=title))
         for name in sorted(self.took_cards):
             if name not in at_table:
                 raise ValueError(Text(
-                    "%(name)s is not at the %(table)s table this round (listed as taking cards)",
-                    name=name, table=table,
+                    "%(name)s is not at the %(table)s this round (listed as taking cards)",
+                    name=name, table=title,
                 ))
         for name in sorted(self.agurker):
             if name not in at_table:
                 raise ValueError(Text(
-                    "%(name)s is not at the %(table)s table this round (listed with agurker)",
-                    name=name, table=table,
+                    "%(name)s is not at the %(table)s this round (listed with agurker)",
+                    name=name, table=title,
                 ))
 
     def to_dict(self) -> dict[str, Any]:

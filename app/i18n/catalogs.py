@@ -82,7 +82,8 @@ def update(domain: str) -> None:
         if lang == DEFAULT:
             continue
         catalog = read(lang, domain)
-        catalog.update(template, no_fuzzy_matching=True, update_header_comment=False)
+        catalog.update(template, no_fuzzy_matching=True, update_header_comment=False,
+                       update_creation_date=False)  # a run that changes no message changes no file
         catalog.obsolete.clear()
         path = po_path(lang, domain)
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Generic, TypeVar
 
@@ -56,6 +56,14 @@ class Change(Generic[T]):
     after: list[Callable[[], object]] = field(default_factory=list)
 
 
+def old_news(note_seat: int | None, events: Iterable[Event]) -> bool:
+    """Whether a "Time: a bot played … for X" note about `note_seat` is no longer news after
+    `events` (seat, kind, payload): once that seat moves again (its player, or a bot for it)
+    or a new deal is dealt. (Another timeout of the seat brings a note of its own.)"""
+    return any(kind == "deal" or (kind == "act" and seat == note_seat and not payload.get("timeout"))
+               for seat, kind, payload in events)
+
+
 class RoomActions(RoomPublishing):
     def _adopt(self, change: Change[T], version: int) -> None:
         """The change is committed at `version`: the room becomes what it staged."""
@@ -69,6 +77,8 @@ class RoomActions(RoomPublishing):
             if change.host is not None:
                 self.host = change.host
             self.version = version
+        if self.time_note is not None and old_news(self.time_note_seat, change.events):
+            self.time_note = self.time_note_seat = None
         for step in change.after:
             step()
         if change.seats is not None:
@@ -328,7 +338,11 @@ class RoomActions(RoomPublishing):
 
         return await self._run(fn)
 
-    async def hand_to_bot(self, by: int | None, seat: int) -> None:
+    async def hand_to_bot(self, by: int | None, seat: int, *, grace: bool = True) -> None:
+        """A bot plays an absent player's seat until they act again. `grace=False`: the player is
+        known to be away (a club elder's wish for a member who has not come back), so the seat
+        goes to the bot without their grace time."""
+
         def fn() -> Change[None]:
             if by is None or by not in self.seats:
                 raise Refused(Text("Only the players at this table can hand a seat to a bot."))
@@ -341,7 +355,7 @@ class RoomActions(RoomPublishing):
                 raise Refused(Text("Seats can be handed to a bot only during a game."))
             if seat in self.present():
                 raise Refused(Text("%(name)s is here: only an absent player's seat can go to a bot.", name=s.name))
-            wait = self.manager.takeover_seconds - self.absent_for(seat)
+            wait = self.manager.takeover_seconds - self.absent_for(seat) if grace else 0
             if wait > 0:
                 raise Refused(Text("%(name)s has been away only briefly: try again in %(n)s s.", name=s.name,
                                    n=int(wait) + 1))
@@ -363,7 +377,9 @@ class RoomActions(RoomPublishing):
             seats = dict(self.seats)
             token_hash, code_hash = seat_secrets(token)
             seats[seat] = replace(s, token_hash=token_hash, code_hash=code_hash)
-            return Change(token, [(seat, "token", {"seat": seat})], seats=seats)
+            # the player is on their way to the seat: their grace time starts now
+            return Change(token, [(seat, "token", {"seat": seat})], seats=seats,
+                          after=[lambda: self.absent_since.__setitem__(seat, self.manager.clock.now())])
 
         return await self._run(fn)
 
@@ -374,7 +390,8 @@ class RoomActions(RoomPublishing):
                 raise Refused(Text("Your seat is not played by a bot."))
             seats = dict(self.seats)
             seats[s.seat] = replace(s, bot_controlled=False)
-            return Change(None, [(s.seat, "takeback", {"seat": s.seat})], seats=seats)
+            return Change(None, [(s.seat, "takeback", {"seat": s.seat})], seats=seats,
+                          after=[lambda: self.absent_since.__setitem__(s.seat, self.manager.clock.now())])
 
         await self._run(fn)
 

@@ -57,7 +57,6 @@ class RoomMessages(RoomTalk, RoomSeatChanges):
                     await self.take_back(seat)
                     seen = self.version if seen == before else seen
                 await self.act(seat, action.strip(), seen)
-                self.time_note = None
             elif do == "sync":
                 conn.offer(self.table_frame(seat, conn.lang))
                 self.offer_chat(conn)

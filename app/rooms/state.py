@@ -75,12 +75,14 @@ class RoomState:
         self.publishing: int | None = None
         # Timers (see `timers`): seconds a human may take per move (0: no turn timer), when the
         # current version was reached (the turn's start, stored as its event's time), each seat's
-        # timeouts in a row, and the last "Time: …" note shown on the table.
+        # timeouts in a row, and the last "Time: …" note shown on the table with the seat it is
+        # about (it is news until that seat moves again or a new deal is dealt: `turns.old_news`).
         self.turn_seconds: float = DEFAULT_TURN_SECONDS
         self.turn_started: float = manager.clock.now()
         self.armed_version = version
         self.timeouts: dict[int, int] = {}
         self.time_note: str | None = None
+        self.time_note_seat: int | None = None
         # Seats that said yes to a rematch since the last game ended (the "ready" vote).
         self.ready: set[int] = set()
         self._timer_task: asyncio.Task[None] | None = None

@@ -24,6 +24,7 @@ from sqlalchemy import Engine, select
 from sqlmodel import col
 
 from app.rooms import engine
+from app.rooms.actions import old_news
 from app.rooms.pg_notify import Listener
 from app.rooms.room import LiveRoom, Seat
 from app.rooms.turns import told
@@ -104,10 +105,12 @@ def apply_above(room: LiveRoom, snap: RoomSnapshot) -> bool:
     if not events or events[0].seq != room.version + 1 or events[-1].seq != row.version:
         return False
     game = room.game.fork() if room.game is not None else None
-    ready, timeouts, note = set(room.ready), dict(room.timeouts), room.time_note
+    ready, timeouts, note, note_seat = set(room.ready), dict(room.timeouts), room.time_note, room.time_note_seat
     try:
         for event in events:
             payload: dict[str, Any] = dict(event.payload)
+            if note is not None and old_news(note_seat, [(event.seat, event.kind, payload)]):
+                note = note_seat = None
             if event.kind == "ready" and event.seat is not None:
                 ready.add(event.seat)
             elif event.kind == "start":
@@ -127,6 +130,7 @@ def apply_above(room: LiveRoom, snap: RoomSnapshot) -> bool:
                 if timed_out:  # the note another process showed with its timed-out move
                     name = room.seats[event.seat].name if event.seat in room.seats else Text("a player")
                     note = Text("Time: a bot %(did)s for %(name)s.", did=told(payload["action"]), name=name)
+                    note_seat = event.seat
             elif event.kind in ("takeover", "takeback") and isinstance(payload.get("seat"), int):
                 timeouts.pop(payload["seat"], None)
     except Exception:
@@ -136,7 +140,7 @@ def apply_above(room: LiveRoom, snap: RoomSnapshot) -> bool:
         return False
     with room.state_lock:
         room.game = game
-        room.ready, room.timeouts, room.time_note = ready, timeouts, note
+        room.ready, room.timeouts, room.time_note, room.time_note_seat = ready, timeouts, note, note_seat
         room.version = row.version
         room.status = row.status
         room.host = row.host
@@ -148,7 +152,7 @@ def apply_above(room: LiveRoom, snap: RoomSnapshot) -> bool:
     # here (so a host here cannot hand their seat to a bot while they play elsewhere).
     now = room.manager.clock.now()
     for event in events:
-        if event.seat is not None and event.kind in ("act", "join", "takeback"):
+        if event.seat is not None and event.kind in ("act", "join", "takeback", "token"):
             room.absent_since[event.seat] = now
     return True
 

@@ -70,7 +70,7 @@ class RoomTurns(RoomActions):
                 self.count_timeout(s.seat, True)
                 if seats is not None:
                     self.timeouts.pop(s.seat, None)
-                self.time_note = note
+                self.time_note, self.time_note_seat = note, s.seat
 
             return Change(applied, events, seats=seats, status=self._status_after(g, None), game=g,
                           after=[count_it])

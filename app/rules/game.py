@@ -58,7 +58,35 @@ class Game:
         self.deal_log: list[DealResult] = []
         self.log: list[dict[str, Any]] = []
         self.forehand = scoring.next_active(dealer, self._out_set, players)
+        self.deal_start = 0
         self._reset_deal_state()
+
+    @classmethod
+    def between_deals(cls, ruleset: Ruleset, players: int, *, dealer: int, deals_done: int,
+                      scores: Sequence[int], out: Sequence[int],
+                      penalty_cards: Sequence[Sequence[str]] | None = None,
+                      agurk: Sequence[int] | None = None, seed: int | str | None = None) -> Game:
+        """A game waiting for its next deal, from the public standing of another game after
+        ``deals_done`` deals: dealer, scores, seats out (in the order they went out), penalty
+        piles, agurker. A bot builds the worlds it imagines this way; nothing is replayed,
+        so the finished deals' log and results are empty. The next ``deal()`` is numbered
+        ``deals_done + 1`` and has that deal's hand size (seeded deals: from ``seed``)."""
+        game = cls(ruleset, players, seed=seed, dealer=dealer)
+        if len(scores) != players or any(not 0 <= s < players for s in out) or len(set(out)) != len(out):
+            raise ValueError("between_deals: one score per seat and distinct seats out, please")
+        game.deal_no = deals_done
+        game.scores = list(scores)
+        game.out = list(out)
+        game._out_set = set(out)
+        if dealer in game._out_set:
+            raise ValueError(f"between_deals: the dealer (seat {dealer}) is out")
+        game._active = [s for s in range(players) if s not in game._out_set]
+        game.forehand = scoring.next_active(dealer, game._out_set, players)
+        if penalty_cards is not None:
+            game.penalty_cards = [list(p) for p in penalty_cards]
+        if agurk is not None:
+            game.agurk = list(agurk)
+        return game
 
     def fork(self) -> Game:
         """An independent copy to try changes on: changing it never changes this game.
@@ -86,6 +114,7 @@ class Game:
         self.dealt_hands: list[list[str]] = [[] for _ in range(n)]
         self.stock: list[str] = []
         self.exchanged_away: list[str] = []
+        self.gave: list[list[str]] = [[] for _ in range(n)]  # by seat: cards it put face down
         self.played: list[str] = []
         self.hand_size = 0
         self.exchanges: list[tuple[int, int]] = []
@@ -177,6 +206,7 @@ class Game:
         self.deal_no += 1
         self.hand_size = self.ruleset.hand_size(self.deal_no - 1)
         self.log.append({"deal": {"hands": [list(h) for h in hands], "stock": list(stock)}})
+        self.deal_start = len(self.log)  # this deal's moves are log[deal_start:]
         sort = self._table.sort
         self.hands = [sort(h) for h in hands]
         self.dealt_hands = [list(h) for h in self.hands]
@@ -240,6 +270,7 @@ class Game:
             hand.remove(card)
         n = len(action.cards)
         self.exchanged_away.extend(action.cards)
+        self.gave[seat].extend(action.cards)
         hand.extend(self._draw(n))
         self.hands[seat] = self._table.sort(hand)
         self.exchanges.append((seat, n))
@@ -249,6 +280,7 @@ class Game:
     def _apply_rassi(self, seat: int, action: Action) -> None:
         if action.kind != "pass":
             self.exchanged_away.extend(self.hands[seat])
+            self.gave[seat].extend(self.hands[seat])
             self.hands[seat] = self._table.sort(self._draw(self.hand_size))
             self.rassi_taken[action.kind].append(seat)
             if action.kind == "double":
@@ -404,7 +436,9 @@ class Game:
         """Play ``action`` for ``to_act``; illegal -> IllegalAction, state unchanged."""
         legal = self._legal
         if legal is None:
-            legal = self._legal = self._compute_legal()
+            # an exchange is checked without listing every exchange (2^14 with two decks)
+            legal = [] if self.phase == "exchange" else self._compute_legal()
+            self._legal = legal or None
         chosen: Action | None = None
         if action.__class__ is Action and (seat is None or seat == self.to_act):
             for candidate in legal:
@@ -447,6 +481,12 @@ class Game:
                 return None, Text("%(card)s is not a card of this game (rank 2-9 T J Q K A + "
                                   "suit C D H S, jokers X1 X2)", card=repr(card))
         canonical = parsed if len(parsed.cards) < 2 else Action(parsed.kind, tuple(self._table.sort(parsed.cards)))
+        if self.phase == "exchange" and self._legal is None:
+            hand = self.hands[self.to_act]
+            if (canonical.kind == "exchange" and len(canonical.cards) <= (self.exchange_limit or 0)
+                    and tricks.missing_card(canonical.cards, hand) is None):
+                return canonical, None
+            return None, self._explain(canonical)
         if self._legal is None:
             self._legal = self._compute_legal()
         if self._legal_by_text is None:
@@ -497,8 +537,8 @@ class Game:
         return build_view(self, seat)
 
     def seat_view(self, seat: int | None) -> dict[str, Any]:
-        """The part of `view(seat)` that is the seat's own: `seat`, `hand`, `legal` and
-        `why_not`; every other entry is the same in every seat's view as in `view(None)`."""
+        """The part of `view(seat)` that is the seat's own: `seat`, `hand`, `legal`, `why_not`
+        and `gave`; every other entry is the same in every seat's view as in `view(None)`."""
         return own_view(self, seat)
 
     def to_json(self) -> dict[str, Any]:
@@ -554,14 +594,14 @@ def new_game(preset: str | Ruleset, players: int, seed: int | str | None = None,
 # - shared: immutable values, and caches that are only ever replaced, never changed in place;
 _SHARED = frozenset({"ruleset", "players", "seed", "first_dealer", "_table", "dealer", "deal_no", "phase", "to_act",
                      "over", "forehand", "hand_size", "exchange_limit", "_prev_exchange", "_rassi_round", "_legal",
-                     "_legal_by_text"})
+                     "_legal_by_text", "deal_start"})
 # - lists of immutable values (cards, seats, points, tuples), copied; among them the lists that
 #   only ever grow (the move log, finished deals, cards played): copying each entry of the log
 #   made a fork cost as much as the whole game so far;
 _LISTS = frozenset({"scores", "agurk", "out", "stock", "multipliers", "_queue", "_active", "ranking", "exchanges",
                     "log", "deal_log", "played", "exchanged_away"})
 # - lists of such lists (a hand, a seat's penalty cards), each copied.
-_LISTS_OF_LISTS = frozenset({"hands", "dealt_hands", "penalty_cards"})
+_LISTS_OF_LISTS = frozenset({"hands", "dealt_hands", "penalty_cards", "gave"})
 
 
 def _fork_value(value: Any) -> Any:

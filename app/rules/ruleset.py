@@ -140,10 +140,10 @@ OPTION_HELP: dict[str, str] = {
     "hand_sizes": Text("Cards dealt per deal; a schedule repeats (gurka-is: 10, 9 … 1)."),
     "deal_schedule": Text("gurka-is variant: cycle deals the hand sizes in order, again and again; "
                           "zigzag deals 6, 5 … 1, up to 5, down to 1, up to 4 … and over again."),
-    "exchange": Text("Exchange cards with the stock before play (§5)."),
-    "rassi": Text("Rassi free cards, double and redouble before play (§6)."),
+    "exchange": Text("Exchange cards with the stock before play."),
+    "rassi": Text("Rassi free cards, double and redouble before play."),
     "soft_discard": Text("The player right after someone who discarded their lowest card may, "
-                         "when they cannot beat, play any card above that discard (§4.4)."),
+                         "when they cannot beat, play any card above that discard."),
     "black_sevens": Text("gurka-is variant: 7♠ and 7♣ are the highest cards (7♠ < 7♣, 21 points each)."),
     "decks": Text("Play with two decks (vidivellir: 14 cards each, up to 7 players)."),
     "play_on": Text("vidivellir: play on after the first player is out until one is left."),

@@ -63,6 +63,12 @@ class Game(Protocol):
     def over(self) -> bool: ...
     @property
     def ranking(self) -> list[int] | None: ...
+    @property
+    def log(self) -> list[dict[str, Any]]: ...
+    @property
+    def deal_start(self) -> int: ...
+    @property
+    def gave(self) -> list[list[str]]: ...
 
     def legal_actions(self) -> list[Action]: ...
 
@@ -86,6 +92,7 @@ def build_view(game: Game, seat: int | None) -> dict[str, Any]:
         "to_act": game.to_act,
         "hand": own["hand"],
         "hand_counts": [len(h) for h in game.hands],
+        "moves": public_moves(game),
         "trick": game.trick.as_dict() if game.trick is not None else None,
         "last_trick": game.last_trick.as_dict() if game.last_trick is not None else None,
         "scores": list(game.scores),
@@ -95,6 +102,7 @@ def build_view(game: Game, seat: int | None) -> dict[str, Any]:
         "active": game.active,
         "legal": own["legal"],
         "why_not": own["why_not"],
+        "gave": own["gave"],
         "exchange": {
             "max": game.exchange_limit if game.phase == "exchange" else None,
             "done": [{"seat": s, "count": n} for s, n in game.exchanges],
@@ -109,9 +117,24 @@ def build_view(game: Game, seat: int | None) -> dict[str, Any]:
     }
 
 
+def public_moves(game: Game) -> list[dict[str, Any]]:
+    """The moves of the deal in progress (or just finished), in order, as the table saw them:
+    ``{"seat": s, "action": "play 8H"}``; an exchange shows how many cards went face down,
+    not which: ``{"seat": s, "action": "exchange", "count": 2}``."""
+    moves: list[dict[str, Any]] = []
+    for entry in game.log[game.deal_start:]:
+        text = entry["action"]
+        if text.startswith("exchange"):
+            moves.append({"seat": entry["seat"], "action": "exchange", "count": text.count(" ")})
+        else:
+            moves.append({"seat": entry["seat"], "action": text})
+    return moves
+
+
 def seat_view(game: Game, seat: int | None) -> dict[str, Any]:
     """What of ``build_view(game, seat)`` is the seat's own (the rest is the same for every
-    viewer): its seat, its hand, its legal actions and why each other card cannot be played."""
+    viewer): its seat, its hand, its legal actions, why each other card cannot be played and
+    the cards it put face down this deal (exchange, Rassi), in the order it gave them."""
     if seat is not None and not 0 <= seat < game.players:
         raise ValueError(f"seat: 0 to {game.players - 1}, not {seat}")
     own_turn = seat is not None and seat == game.to_act
@@ -124,4 +147,5 @@ def seat_view(game: Game, seat: int | None) -> dict[str, Any]:
             single = play_one(card)
             if single.text not in allowed:
                 why_not[card] = game.check(single) or ""
-    return {"seat": seat, "hand": hand, "legal": legal, "why_not": why_not}
+    gave = list(game.gave[seat]) if seat is not None else []
+    return {"seat": seat, "hand": hand, "legal": legal, "why_not": why_not, "gave": gave}

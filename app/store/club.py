@@ -12,11 +12,14 @@ after every change, so lists and the Hall of Fame never need to replay every nig
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
+import json
 from datetime import UTC, date, datetime
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, Column, Text, UniqueConstraint, func
+from sqlalchemy import JSON, BigInteger, Column, Text, UniqueConstraint, func, update
 from sqlalchemy import false as sa_false
+from sqlalchemy import select as sa_select
 from sqlmodel import Field, Session, SQLModel, col, select
 
 from app.rules import text as words  # a refusal a reader sees (sqlalchemy's Text is a column type)
@@ -61,6 +64,22 @@ class Night(SQLModel, table=True):
     created_by: str = Field(default="", max_length=40)
     created_at: datetime = Field(default_factory=_now)
     turn_seconds: int = Field(default=60, sa_column_kwargs={"server_default": "60"})  # online tables' turn timer
+    # "Bots for the absent", switched on by this elder (None: off) for the rest of the night
+    bots_for_absent_by: str | None = Field(default=None, max_length=40)
+    bots_for_absent_since: datetime | None = None
+
+
+class NightAbsence(SQLModel, table=True):
+    """A player of an online night whom bots play, at every table from now on, until they press
+    Play again (kept while the night's "bots for the absent" is on)."""
+
+    __tablename__ = "night_absences"
+    __table_args__ = (UniqueConstraint("night_id", "player", name="uq_night_absences_player"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    night_id: int = Field(foreign_key="nights.id", index=True)
+    player: str = Field(max_length=40)  # the name the player has at this night
+    since: datetime = Field(default_factory=_now)
 
 
 class NightResult(SQLModel, table=True):
@@ -76,8 +95,44 @@ class NightResult(SQLModel, table=True):
     round: int  # 1..16 base, 1..6 finals, n-th playoff
     table: str = Field(max_length=16)  # vinder … taberfinale; for a playoff: the stage
     result: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
-    source: str = Field(default="hand", max_length=8)  # hand | online
+    source: str = Field(default="hand", max_length=8)  # hand | online | phone (a table's phone)
     recorded_by: str = Field(default="", max_length=40)
+    at: datetime = Field(default_factory=_now)
+
+
+class NightTableLink(SQLModel, table=True):
+    """The generation of one table phone's link at a night (no row: generation 0). The link's
+    secret is derived from the app's secret key, the night, the table and this number, so
+    nothing secret is stored; a new link raises the number and the old link stops working."""
+
+    __tablename__ = "night_table_links"
+    __table_args__ = (UniqueConstraint("night_id", "table", name="uq_night_table_links_table"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    night_id: int = Field(foreign_key="nights.id", index=True)
+    table: str = Field(max_length=16)  # vinder … taberfinale
+    generation: int = Field(default=0)
+    made_by: str = Field(default="", max_length=40)
+    made_at: datetime = Field(default_factory=_now)
+
+
+class TableEntry(SQLModel, table=True):
+    """A result sent from a table's phone, under the id the phone gave it: a repeat of the same
+    entry (a phone that lost the answer and sends again) gets the stored outcome, never a second
+    result; an entry undone at the table stays undone."""
+
+    __tablename__ = "table_entries"
+    __table_args__ = (UniqueConstraint("night_id", "entry_id", name="uq_table_entries_entry"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    night_id: int = Field(foreign_key="nights.id", index=True)
+    entry_id: str = Field(max_length=64)
+    table: str = Field(max_length=16)
+    phase: str = Field(max_length=16)  # base | finals
+    round: int
+    result: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    result_id: int | None = Field(default=None, foreign_key="night_results.id")
+    undone_at: datetime | None = None
     at: datetime = Field(default_factory=_now)
 
 
@@ -95,6 +150,7 @@ class Correction(SQLModel, table=True):
     after: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     reason: str = Field(sa_column=Column(Text, nullable=False))
     at: datetime = Field(default_factory=_now)
+    source: str = Field(default="hand", max_length=8, sa_column_kwargs={"server_default": "hand"})  # of the result
 
 
 class DatePoll(SQLModel, table=True):
@@ -120,6 +176,7 @@ class DateVote(SQLModel, table=True):
     member_id: int = Field(foreign_key="members.id")
     choice: str = Field(max_length=8)  # a | b | both | neither
     late: bool = Field(default=False, sa_column_kwargs={"server_default": sa_false()})  # after the week
+    entered_by: str | None = Field(default=None, max_length=40)  # the elder who answered for the member
     at: datetime = Field(default_factory=_now)
 
 
@@ -304,7 +361,7 @@ def set_night_mode(session: Session, *, night_id: int, mode: str) -> None:
 
 def delete_night(session: Session, *, night_id: int) -> None:
     """Remove a night that was set up by mistake, with everything hanging off it."""
-    for model in (Correction, NightResult):
+    for model in (TableEntry, NightTableLink, Correction, NightResult, NightAbsence):
         for row in list(session.exec(select(model).where(model.night_id == night_id))):
             session.delete(row)
         session.flush()
@@ -322,6 +379,55 @@ def delete_night(session: Session, *, night_id: int) -> None:
     if night is not None:
         session.delete(night)
     session.flush()
+
+
+# ---------------------------------------------------------------- bots for the absent
+
+
+def set_bots_for_absent(session: Session, *, night_id: int, by: str | None) -> Night:
+    """Switch a night's "bots for the absent" on (`by`: the elder) or off (None). Off also
+    ends every player's absence: nobody is handed to a bot at once any more."""
+    night = session.get(Night, night_id)
+    if night is None:
+        raise LookupError(f"no night {night_id}")
+    if by is None:
+        night.bots_for_absent_by, night.bots_for_absent_since = None, None
+        for row in list(session.exec(select(NightAbsence).where(NightAbsence.night_id == night_id))):
+            session.delete(row)
+    elif night.bots_for_absent_by is None:
+        night.bots_for_absent_by, night.bots_for_absent_since = by, _now()
+    session.add(night)
+    session.flush()
+    return night
+
+
+def list_absences(session: Session, *, night_id: int) -> list[NightAbsence]:
+    query = select(NightAbsence).where(NightAbsence.night_id == night_id)
+    return list(session.exec(query.order_by(col(NightAbsence.since), col(NightAbsence.id))))
+
+
+def mark_absent(session: Session, *, night_id: int, player: str) -> bool:
+    """Bots play `player` from now on at this night; False if they did already."""
+    found = session.exec(
+        select(NightAbsence).where(NightAbsence.night_id == night_id, NightAbsence.player == player)
+    ).first()
+    if found is not None:
+        return False
+    session.add(NightAbsence(night_id=night_id, player=player))
+    session.flush()
+    return True
+
+
+def end_absence(session: Session, *, night_id: int, player: str) -> bool:
+    """`player` is back (pressed Play); False if they were not away."""
+    found = session.exec(
+        select(NightAbsence).where(NightAbsence.night_id == night_id, NightAbsence.player == player)
+    ).first()
+    if found is None:
+        return False
+    session.delete(found)
+    session.flush()
+    return True
 
 
 # ---------------------------------------------------------------- results
@@ -378,6 +484,10 @@ def delete_result(session: Session, *, result_id: int) -> None:
         for correction in session.exec(select(Correction).where(Correction.result_id == result_id)):
             correction.result_id = None
             session.add(correction)
+        for entry in session.exec(select(TableEntry).where(TableEntry.result_id == result_id)):
+            entry.result_id = None
+            session.add(entry)
+        session.flush()
         session.delete(row)
         session.flush()
 
@@ -391,7 +501,7 @@ def correct_result(
         raise LookupError(f"no result {result_id}")
     correction = Correction(
         night_id=row.night_id, result_id=row.id, who=who, phase=row.phase, round=row.round,
-        table=row.table, before=dict(row.result), after=dict(after), reason=reason,
+        table=row.table, before=dict(row.result), after=dict(after), reason=reason, source=row.source,
     )
     row.result = dict(after)
     session.add(row)
@@ -405,6 +515,99 @@ def list_corrections(session: Session, *, night_id: int | None = None) -> list[C
     if night_id is not None:
         query = query.where(Correction.night_id == night_id)
     return list(session.exec(query))
+
+
+def lock_night(session: Session, *, night_id: int) -> bool:
+    """Hold the night until this transaction ends, so that changes to one night happen one at a
+    time in every app process (Postgres: the row's lock; SQLite: the database's write lock).
+    Call it first, then read the night: what is read is what the others committed. False when
+    there is no such night."""
+    locked = session.execute(update(Night).where(col(Night.id) == night_id).values(seed=Night.seed))
+    return bool(locked.rowcount)  # type: ignore[attr-defined]
+
+
+def night_fingerprint(session: Session, *, night_id: int) -> str | None:
+    """A short digest of everything a night's pages are made of (the night, its results, its
+    corrections): equal digests, equal pages. None when there is no such night."""
+    night = session.get(Night, night_id)
+    if night is None:
+        return None
+    columns = [col(NightResult.id), col(NightResult.seq), col(NightResult.phase), col(NightResult.round),
+               col(NightResult.table), col(NightResult.result), col(NightResult.source), col(NightResult.at)]
+    results = session.execute(
+        sa_select(*columns).where(col(NightResult.night_id) == night_id)
+        .order_by(col(NightResult.seq), col(NightResult.id))
+    ).all()
+    corrections = session.exec(
+        select(func.count(), func.max(Correction.id)).where(Correction.night_id == night_id)
+    ).one()
+    facts = [night.status, night.mode, night.date, night.host, night.seed, night.players, night.start,
+             night.winner, [list(r) for r in results], list(corrections)]
+    return hashlib.sha256(json.dumps(facts, default=str, sort_keys=True).encode()).hexdigest()[:20]
+
+
+# ---------------------------------------------------------------- table phones
+
+
+def table_link_generation(session: Session, *, night_id: int, table: str) -> int:
+    found = session.exec(
+        select(NightTableLink.generation).where(NightTableLink.night_id == night_id, NightTableLink.table == table)
+    ).first()
+    return int(found or 0)
+
+
+def table_link_generations(session: Session, *, night_id: int) -> dict[str, NightTableLink]:
+    rows = session.exec(select(NightTableLink).where(NightTableLink.night_id == night_id))
+    return {row.table: row for row in rows}
+
+
+def new_table_link(session: Session, *, night_id: int, table: str, made_by: str) -> int:
+    """The next generation of a table's link (the previous link stops working)."""
+    found = session.exec(
+        select(NightTableLink).where(NightTableLink.night_id == night_id, NightTableLink.table == table)
+    ).first()
+    if found is None:
+        found = NightTableLink(night_id=night_id, table=table)
+    found.generation += 1
+    found.made_by = made_by
+    found.made_at = _now()
+    session.add(found)
+    session.flush()
+    return found.generation
+
+
+def get_table_entry(session: Session, *, night_id: int, entry_id: str) -> TableEntry | None:
+    return session.exec(
+        select(TableEntry).where(TableEntry.night_id == night_id, TableEntry.entry_id == entry_id)
+    ).first()
+
+
+def add_table_entry(
+    session: Session, *, night_id: int, entry_id: str, table: str, phase: str, round_no: int,
+    result: dict[str, Any], result_id: int | None,
+) -> TableEntry:
+    entry = TableEntry(night_id=night_id, entry_id=entry_id, table=table, phase=phase, round=round_no,
+                       result=result, result_id=result_id)
+    session.add(entry)
+    session.flush()
+    return entry
+
+
+def entries_for_results(session: Session, *, night_id: int) -> dict[int, TableEntry]:
+    """The live (not undone) phone entry behind each result it made, by result id."""
+    rows = session.exec(select(TableEntry).where(
+        TableEntry.night_id == night_id, col(TableEntry.result_id).is_not(None), col(TableEntry.undone_at).is_(None)))
+    return {row.result_id: row for row in rows if row.result_id is not None}
+
+
+def undo_table_entry(session: Session, *, entry: TableEntry) -> None:
+    """Take back a phone's result: its row goes, the entry is kept as undone."""
+    if entry.result_id is not None:
+        delete_result(session, result_id=entry.result_id)
+    entry.result_id = None
+    entry.undone_at = _now()
+    session.add(entry)
+    session.flush()
 
 
 # ---------------------------------------------------------------- date polls
@@ -432,16 +635,18 @@ def list_polls(session: Session) -> list[DatePoll]:
 
 
 def set_vote(session: Session, *, poll_id: int, member_id: int, choice: str,
-             late: bool = False) -> DateVote:
-    """A member's answer; answering again replaces the earlier answer."""
+             late: bool = False, entered_by: str | None = None) -> DateVote:
+    """A member's answer (`entered_by`: the elder who gave it for them, or None: the member
+    themself); answering again replaces the earlier answer."""
     vote = session.exec(
         select(DateVote).where(DateVote.poll_id == poll_id, DateVote.member_id == member_id)
     ).first()
     if vote is None:
-        vote = DateVote(poll_id=poll_id, member_id=member_id, choice=choice, late=late)
+        vote = DateVote(poll_id=poll_id, member_id=member_id, choice=choice, late=late, entered_by=entered_by)
     else:
         vote.choice = choice
         vote.late = late
+        vote.entered_by = entered_by
         vote.at = _now()
     session.add(vote)
     session.flush()

@@ -4,7 +4,8 @@
 // - selecting several cards (sets, exchange) and sending the selection
 // - keyboard: arrow keys move along the hand, Enter/Space plays or selects
 // - keep focus, the card selection and an open "previous trick" across pushes; announce the status
-// - copy the room link; show why a card cannot be played
+// - copy a link shown in a field (the room link, a personal link), saying so to screen readers too;
+//   show why a card cannot be played
 // - count the turn timer down (the server sends the seconds left with each push)
 (function () {
   "use strict";
@@ -64,7 +65,12 @@
       var input = document.querySelector(copy.dataset.copy);
       var text = input ? input.value : location.href;
       var label = copy.dataset.label || (copy.dataset.label = copy.textContent);
-      var done = function () { copy.textContent = copy.dataset.copied || "Copied!"; setTimeout(function () { copy.textContent = label; }, 1800); };
+      var done = function () {
+        copy.textContent = copy.dataset.copied || "Copied!";
+        setTimeout(function () { copy.textContent = label; }, 1800);
+        var live = document.getElementById("announce");  // a screen reader hears it too
+        if (live) { live.textContent = ""; setTimeout(function () { live.textContent = copy.dataset.copied || "Copied!"; }, 50); }
+      };
       var fallback = function () { if (input) { input.select(); document.execCommand("copy"); } done(); };
       if (navigator.clipboard && navigator.clipboard.writeText) navigator.clipboard.writeText(text).then(done, fallback);
       else fallback();
@@ -252,6 +258,10 @@
   function afterPush() {
     var table = document.getElementById("table");
     if (!table) return;
+    // The seat is no longer this page's (it moved to another device with its rejoin code): the
+    // page only watches now, and the code it shows is spent.
+    var ownCode = document.querySelector("#rejoin[data-own-code]");
+    if (ownCode && !table.querySelector(".seat.me")) ownCode.remove();
     showHandOnTurn(table);
     var hand = table.querySelector("[data-hand]");
     if (hand) rove(hand, null);

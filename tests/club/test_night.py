@@ -53,7 +53,7 @@ def test_sixteen_base_rounds_then_playoff() -> None:
 def test_playoff_validation() -> None:
     night, s = base_done()
     v, m, t = s["vinder"], s["mellan"], s["taber"]
-    with pytest.raises(ValueError, match="waiting for a playoff"):
+    with pytest.raises(ValueError, match="the night first needs a playoff between"):
         night.record("vinder", by_chair(night.tables["vinder"]))
     with pytest.raises(ValueError, match="exactly one tied group"):
         night.record_playoff([v[0], m[2]])
@@ -136,12 +136,12 @@ def test_placement_before_the_end_is_refused() -> None:
 def test_recording_a_table_twice_in_a_round() -> None:
     night = Night.new(NINE, START, seed=1)
     night.record("vinder", by_chair(night.tables["vinder"]))
-    with pytest.raises(ValueError, match="already recorded for base round 1"):
+    with pytest.raises(ValueError, match="base round 1 at the Vinderbord is already recorded"):
         night.record("vinder", by_chair(night.tables["vinder"]))
     with pytest.raises(ValueError, match="'finale' is not a table in the base"):
         night.record("finale", by_chair(night.tables["mellan"]))
     mellan = night.tables["mellan"]
-    with pytest.raises(ValueError, match="Ann is not at the mellan table this round"):
+    with pytest.raises(ValueError, match="Ann is not at the Mellanbord this round"):
         night.record("mellan", RoundResult(out=[mellan[0], "Ann"], winner=mellan[2]))
     assert night.pending_tables == ["mellan", "taber"]
 

@@ -54,7 +54,7 @@ def test_player_table_mapping_is_accepted() -> None:
         (["Ann", "Bo", "Cy", "Di", "Ed", "Fi", "Gu", "Hal", "Lea"], {},
          "Lea did not play last night: the host places them"),
         (["Ann", "Bo", "Cy", "Di", "Ed", "Fi", "Gu", "Hal", "Lea"],
-         {"newcomers": {"Lea": "vinder"}}, "the vinder table would have 4 players"),
+         {"newcomers": {"Lea": "vinder"}}, "the Vinderbord would have 4 players"),
         (["Ann", "Bo", "Cy", "Di", "Ed", "Fi", "Gu", "Hal", "Kim"],
          {"stand_ins": {"Kim": "Ann"}}, "Ann plays tonight, so Kim cannot take Ann's place"),
         (["Ann", "Bo", "Cy", "Di", "Ed", "Fi", "Gu", "Hal", "Kim"],

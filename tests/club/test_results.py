@@ -55,13 +55,13 @@ def test_structural_mistakes(kwargs: dict[str, object], message: str) -> None:
 def test_check_table_names_the_stranger() -> None:
     seated = ["Ann", "Bo", "Cy"]
     RoundResult(out=["Ann", "Bo"], winner="Cy", took_cards={"Ann"}).check_table("vinder", seated)
-    with pytest.raises(ValueError, match="Kim is not at the vinder table this round"):
+    with pytest.raises(ValueError, match="Kim is not at the Vinderbord this round"):
         RoundResult(out=["Ann", "Kim"], winner="Cy").check_table("vinder", seated)
-    with pytest.raises(ValueError, match="Kim is not at the vinder table"):
+    with pytest.raises(ValueError, match="Kim is not at the Vinderbord"):
         RoundResult(out=["Ann", "Bo"], winner="Cy", took_cards={"Kim"}).check_table(
             "vinder", seated
         )
-    with pytest.raises(ValueError, match="Kim is not at the mellan table"):
+    with pytest.raises(ValueError, match="Kim is not at the Mellanbord"):
         RoundResult(out=["Ann", "Bo"], winner="Cy", agurker={"Kim": 1}).check_table(
             "mellan", seated
         )

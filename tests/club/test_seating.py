@@ -126,7 +126,7 @@ def test_forhand_is_left_of_dealer() -> None:
         (NINE, {**START, "Ida": "finale"}, "'finale' is not a start table for Ida"),
         (NINE, {k: v for k, v in START.items() if k != "Bo"}, "Bo has no start table"),
         (NINE, {**START, "Kim": "taber"}, "Kim is not one of tonight's players"),
-        (NINE, {**START, "Ida": "vinder"}, "the vinder table would have 4 players"),
+        (NINE, {**START, "Ida": "vinder"}, "the Vinderbord would have 4 players"),
     ],
 )
 def test_new_night_validation(

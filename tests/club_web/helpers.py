@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from datetime import date
@@ -154,7 +155,7 @@ def personal_link(client: Any, name: str) -> str:
     member_id = member_ids(client)[name]
     response = client.post(f"/club/members/{member_id}/link", data={"csrf": token(client, "/club/members")})
     assert response.status_code == 200, response.text
-    found = re.search(r'value="https?://[^/"]+(/club/me/[^"]+)"', response.text)
+    found = re.search(r'class="copy-link"[^>]*>https?://[^/<]+(/club/me/[^<]+)</textarea>', response.text)
     assert found, "the page shows no personal link"
     return found.group(1)
 
@@ -163,3 +164,21 @@ def remember_member(client: Any, name: str) -> None:
     """This client's device remembers `name` (the elder sends the link, the member opens it)."""
     response = client.get(personal_link(client, name))
     assert response.status_code == 200 and f"knows you as <strong>{name}</strong>" in response.text
+
+
+def bots_play(client: Any, slug: str) -> None:
+    """Nobody comes to this table: every seat of its room goes to a bot (as any seated player
+    could do for an absent one; the grace time is skipped, the test says nobody comes)."""
+    room = client.app.state.rooms.get(slug)
+    assert room is not None and room.status == "playing", "no such room playing"
+    for seat in sorted(room.seats):
+        if not room.seats[seat].botted:
+            client.portal.call(functools.partial(room.hand_to_bot, room.host, seat, grace=False))
+
+
+def switch_bots(client: Any, night_id: int, on: bool) -> None:
+    """An elder turns the night's bots for the absent on or off (back to the night page)."""
+    url = f"/club/nights/{night_id}"
+    response = client.post(f"{url}/bots", data={"csrf": token(client, url), "on": "yes" if on else "no"},
+                           follow_redirects=False)
+    assert response.status_code == 303 and response.headers["location"] == f"{url}#live", response.text

@@ -25,10 +25,12 @@ from .helpers import (
     NINE,
     add_members,
     become_elder,
+    bots_play,
     core,
     create_night,
     remember_member,
     setup_form,
+    switch_bots,
     token,
 )
 
@@ -64,12 +66,6 @@ def frames_until(ws: Any, text: str) -> str:
     raise AssertionError(f"no frame with {text!r}")
 
 
-def wish_bots(client: Any, night_id: int, key: str) -> None:
-    url = f"/club/nights/{night_id}"
-    response = client.post(f"{url}/bots/{key}", data={"csrf": token(client, url)}, follow_redirects=False)
-    assert response.status_code == 303 and response.headers["location"] == url  # POST-redirect-GET
-
-
 def wait_over(room: Any) -> None:
     deadline = time.monotonic() + WAIT
     while room.status != "over":
@@ -103,17 +99,17 @@ def test_a_round_played_by_bots_flows_to_next_and_the_next_tables_room(both_clie
     page = client.get(f"/r/{vinder.slug}", headers={"cookie": f"{seat_cookie_name(vinder.slug)}={mine}"}).text
     assert "Gurka Night</a> · <strong>Vinderbord, base round 1</strong>" in page
 
-    # nobody plays: bots for the absent everywhere, one table first
-    wish_bots(client, night_id, "base-1-vinder")
+    # nobody plays: bots take every seat, one table first
+    bots_play(client, vinder.slug)
     wait_over(vinder)
     cookie = {"cookie": f"{seat_cookie_name(vinder.slug)}={mine}"}
     with client.websocket_connect(f"/r/{vinder.slug}/ws", headers=cookie) as ws:
         first = frames_until(ws, "Waiting for the other tables")
         assert "1 of 3 recorded" in first and "went out first" in first
         assert "club-next" not in first
-        wish_bots(client, night_id, "base-1-mellan")
+        bots_play(client, rooms["base-1-mellan"]["slug"])
         frames_until(ws, "2 of 3 recorded")  # live progress, pushed
-        wish_bots(client, night_id, "base-1-taber")
+        bots_play(client, rooms["base-1-taber"]["slug"])
         content = frames_until(ws, "Next: ")  # pushed when the round advances
     night = core(client, night_id)
     assert night.current.number == 2
@@ -153,10 +149,10 @@ def test_bots_for_the_absent_is_accepted_at_once_and_carried_out_when_allowed(ap
         room = client.app.state.rooms.get(rooms_of(client, night_id)["base-1-vinder"]["slug"])
         # the room itself refuses a takeover this early ...
         started = time.monotonic()
-        wish_bots(client, night_id, "base-1-vinder")  # ... the elder's wish is accepted at once
+        switch_bots(client, night_id, True)  # ... the elder's wish is accepted at once
         assert not any(room.seats[s].botted for s in room.seats)
         with session_scope(client.app.state.engine) as session:
-            assert store.get_night(session, night_id=night_id).state["bots"] == ["base-1-vinder"]
+            assert store.get_night(session, night_id=night_id).bots_for_absent_by == "Elsa"
         wait_over(room)  # carried out once allowed, and the bots play the game to its end
         assert time.monotonic() - started >= 1.0
         assert all(room.seats[s].botted for s in room.seats)
@@ -192,8 +188,8 @@ def test_a_table_recorded_by_hand_closes_its_room_and_the_form_follows_the_round
     page = client.get(url).text
     assert 'id="form-mellan"' not in page and 'id="form-vinder"' in page
     # the other two tables end by bots: the round advances and the form offers round 2 only
-    wish_bots(client, night_id, "base-1-vinder")
-    wish_bots(client, night_id, "base-1-taber")
+    bots_play(client, rooms["base-1-vinder"]["slug"])
+    bots_play(client, rooms["base-1-taber"]["slug"])
     deadline = time.monotonic() + WAIT
     round_two = {f"base-2-{table}" for table in ("vinder", "mellan", "taber")}
     while core(client, night_id).current.number != 2 or not round_two <= set(rooms_of(client, night_id)):

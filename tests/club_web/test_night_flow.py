@@ -113,7 +113,12 @@ def test_a_correction_that_moves_players_offers_to_discard_later_results(client)
                "reason": "The first two went out the other way round"}
     refused = client.post(url, data=swapped)
     assert refused.status_code == 422
-    assert "makes the later result" in refused.text and 'name="drop_later"' in refused.text
+    assert 'name="drop_later"' in refused.text
+    # a proper sentence with the tables' names, no internal words
+    assert re.search(r"With this change to base round 1 at the Vinderbord, the result recorded later for base round 2"
+                     r" at the (Vinderbord|Mellanbord|Taberbord) no longer fits \(\w+ is not at the"
+                     r" (Vinderbord|Mellanbord|Taberbord) this round\)\. Tick the box below", refused.text), refused.text
+    assert not re.search(r"\bat (vinder|mellan|taber)\b", refused.text)
     assert core(client, night_id).round == 2  # nothing changed
     done = client.post(url, data={**swapped, "drop_later": "yes"}, follow_redirects=False)
     assert done.status_code == 303, done.text

@@ -4,9 +4,9 @@ the placement and the Hall of Fame. And a member's Play link: a fresh seat token
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
-import threading
 import time
 
 from app.club import RoundResult
@@ -21,10 +21,12 @@ from .helpers import (
     NINE,
     add_members,
     become_elder,
+    bots_play,
     core,
     create_night,
     remember_member,
     setup_form,
+    switch_bots,
     token,
 )
 
@@ -62,19 +64,13 @@ def play_a_whole_night(client) -> None:  # type: ignore[no-untyped-def]
     csrf = token(client, url)
     manager = client.app.state.rooms
     started = time.monotonic()
-    handed: set[str] = set()
     by_hand_playoffs = 0
+    switch_bots(client, night_id, True)  # nobody came: an elder asks once for bots for the absent
     while True:
         assert time.monotonic() - started < NIGHT_SECONDS, f"the night did not finish: {core(client, night_id)!r}"
         row = night_row(client, night_id)
         if row.status == "done":
             break
-        # an elder lets bots play every seat of each room as it opens (nobody came)
-        for key in row.state.get("rooms", {}):
-            if key not in handed:
-                response = client.post(f"{url}/bots/{key}", data={"csrf": csrf}, follow_redirects=False)
-                assert response.status_code == 303, response.text
-                handed.add(key)
         night = core(client, night_id)
         if night.phase == "playoff" and all(len(g) > club_online.MAX_ONLINE_PLAYOFF for g in night.playoffs):
             group = night.playoffs[0]  # too many for one table: recorded by hand
@@ -120,45 +116,6 @@ def play_a_whole_night(client) -> None:  # type: ignore[no-untyped-def]
     print(f"\nwhole online night: {len(tables)} table games, {len(playoffs)} playoff(s)"
           f" ({by_hand_playoffs} by hand), {elapsed:.1f} s")
 
-
-
-def test_two_bot_wishes_at_once_are_both_kept(client, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    """A wish is a read-modify-write of the night's state. From a worker thread it could read,
-    let another writer (a second wish, or the rooms' game-over hook) write, then write back what
-    it had read: a wish or a room was lost and the night waited forever (seen in the whole-night
-    test under load). Here the first wish, between its read and its write, waits (at most
-    `window` s) for the second wish to read too: off the loop both then write and one wish is
-    lost; on the loop the second cannot start before the first has written."""
-    night_id = online_night(client)
-    url = f"/club/nights/{night_id}"
-    csrf = token(client, url)
-    first, second = sorted(night_row(client, night_id).state["rooms"])[:2]
-    window = 1.0
-    first_read, second_read = threading.Event(), threading.Event()
-    real_entry = club_online.room_entry
-
-    def entry_between_read_and_write(row, key):  # type: ignore[no-untyped-def]
-        if key == first:
-            first_read.set()
-            second_read.wait(window)
-        elif key == second:
-            second_read.set()
-        return real_entry(row, key)
-
-    monkeypatch.setattr(club_online, "room_entry", entry_between_read_and_write)
-    answers: dict[str, int] = {}
-
-    def wish(key: str) -> None:
-        answers[key] = client.post(f"{url}/bots/{key}", data={"csrf": csrf}, follow_redirects=False).status_code
-
-    meanwhile = threading.Thread(target=wish, args=(first,))
-    meanwhile.start()
-    assert first_read.wait(15), "the first wish never read the night"
-    wish(second)
-    meanwhile.join(timeout=30)
-    assert not meanwhile.is_alive(), "the first wish never answered"
-    assert answers == {first: 303, second: 303}
-    assert {first, second} <= set(night_row(client, night_id).state.get("bots", []))
 
 
 def test_a_members_play_link_gives_a_fresh_seat_token_and_the_old_one_stops_working(client) -> None:
@@ -227,8 +184,7 @@ def test_a_result_missed_across_a_restart_is_recorded_at_start(app_settings) -> 
         manager = client.app.state.rooms
         manager.game_over_observers.clear()  # as if the app stopped before it could record
         room = manager.get(slug)
-        csrf = token(client, f"/club/nights/{night_id}")
-        client.post(f"/club/nights/{night_id}/bots/base-1-vinder", data={"csrf": csrf})
+        bots_play(client, slug)
         deadline = time.monotonic() + 20
         while room.status != "over":
             assert time.monotonic() < deadline
@@ -262,9 +218,8 @@ def test_a_playoff_is_played_online_and_recorded_from_its_room(client) -> None:
     assert sorted(sorted(e["players"]) for e in playoff_rooms.values()) == sorted(sorted(g) for g in groups)
     live = client.get(f"{url}/live").text
     assert live.count(">Play</button>") == sum(len(g) for g in groups)
-    for key in playoff_rooms:
-        assert f"/club/nights/{night_id}/bots/{key}" in live
-        assert client.post(f"{url}/bots/{key}", data={"csrf": csrf}, follow_redirects=False).status_code == 303
+    assert 'aria-pressed="false"' in live and f'action="{url}/bots"' in live
+    switch_bots(client, night_id, True)  # nobody came to the playoffs: bots play them
     deadline = time.monotonic() + 30
     while core(client, night_id).phase == "playoff":
         assert time.monotonic() < deadline, "the playoffs were not recorded"
@@ -283,3 +238,36 @@ def test_a_playoff_is_played_online_and_recorded_from_its_room(client) -> None:
     while not finals <= set(night_row(client, night_id).state["rooms"]):  # opened right after
         assert time.monotonic() < deadline, "the finals did not open"
         time.sleep(0.02)
+
+
+def test_the_night_moves_on_when_the_page_of_the_last_move_closes_at_once(client) -> None:  # type: ignore[no-untyped-def]
+    """A round's last move may come from a player's socket; closing the page cancels that
+    socket's handler. The night moved on inside it: cancelled there, the next round was never
+    (or only half) opened until a restart. Here each table's game-over is announced from a task
+    that is cancelled at once, as a closed page's handler is."""
+    night_id = online_night(client)
+    rooms = dict(night_row(client, night_id).state["rooms"])
+    manager = client.app.state.rooms
+    observers = list(manager.game_over_observers)
+    manager.game_over_observers.clear()  # the games end unheard first ...
+    for entry in rooms.values():
+        bots_play(client, entry["slug"])
+    deadline = time.monotonic() + 30
+    while not all(manager.get(e["slug"]).status == "over" for e in rooms.values()):
+        assert time.monotonic() < deadline, "the bots did not finish round 1"
+        time.sleep(0.02)
+    manager.game_over_observers.extend(observers)
+
+    async def announced_from_a_page_closed_at_once() -> None:  # ... then each is heard, and cut off
+        for entry in rooms.values():
+            task = asyncio.create_task(manager.game_over(manager.get(entry["slug"])))
+            await asyncio.sleep(0)
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+
+    client.portal.call(announced_from_a_page_closed_at_once)
+    round_two = {f"base-2-{table}" for table in ("vinder", "mellan", "taber")}
+    while not round_two <= set(night_row(client, night_id).state["rooms"]):
+        assert time.monotonic() < deadline, f"round 2 did not open: {core(client, night_id).current!r}"
+        time.sleep(0.02)
+    assert core(client, night_id).current.number == 2

@@ -37,7 +37,7 @@ def test_first_elder_then_login_and_logout(client) -> None:
     page = client.get("/club").text
     assert "Log out" in page and "Set up a night" in page
     cookie = client.cookies.get(auth.COOKIE)
-    assert auth.unsign("test-secret", cookie)["m"] is not None
+    assert auth.unsign(client.app.state.settings.secret_key, cookie)["m"] is not None
     assert auth.unsign("other-secret", cookie) is None
 
     client.post("/club/logout", data={"csrf": token(client)})
@@ -199,7 +199,7 @@ def test_date_poll_and_beer_ledger(client) -> None:
     assert "is not after the day of the proposal" in past.text
     client.post(f"{url}/poll", data={"csrf": csrf, "date_a": b.isoformat(), "date_b": a.isoformat()})
     page = client.get(url).text
-    assert "Which date suits you?" in page
+    assert "Which date suits them?" in page
 
     own = client.post(f"{url}/vote", data={"csrf": csrf, "member": str(ids[winner]), "choice": "a"})
     assert own.status_code == 422 and "proposed the dates" in own.text
@@ -258,7 +258,7 @@ def test_a_late_proposal_is_recorded_and_costs_a_crate(client) -> None:
     assert open_crates(client) == [(winner, LATE_PROPOSAL)]
     assert "Brud på disse datoer koster en kasse øl" in LATE_PROPOSAL
     page = client.get(url).text
-    assert "The dates were proposed late." in page and "Which date suits you?" in page
+    assert "The dates were proposed late." in page and "Which date suits them?" in page
     assert "Brud på disse datoer koster en kasse øl" in client.get("/club/beer").text
 
 
@@ -280,7 +280,7 @@ def test_a_late_answer_is_recorded_marked_and_costs_a_crate(client) -> None:
     add_members(client, NINE)
     url, night_id, voters, ids, _, b = _poll_past_its_week(client)
     page = client.get(url).text
-    assert "The answer week is over." in page and "Which date suits you?" in page
+    assert "The answer week is over." in page and "Which date suits them?" in page
     select = page[page.index('id="vote-member"'):]
     select = select[: select.index("</select>")]
     assert f'value="{ids[voters[0]]}"' not in select and f'value="{ids[voters[1]]}"' in select
@@ -334,7 +334,7 @@ def test_an_elder_waives_a_crate_with_a_reason(client) -> None:
                                                                     "waive_reason": "none"})
     assert missing.status_code == 404
     client.post("/club/logout", data={"csrf": token(client)})
-    anonymous = client.post(f"/club/beer/{debt_id}/waive", data={"csrf": token(client, url),
+    anonymous = client.post(f"/club/beer/{debt_id}/waive", data={"csrf": token(client, "/club/login"),
                                                                  "waive_reason": "me"},
                             follow_redirects=False)
     assert anonymous.status_code == 303 and "/club/login" in anonymous.headers["location"]

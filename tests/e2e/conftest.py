@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from app.secret_key import new_secret
 from tests.waiting import answers, wait_until, watching
 
 CHROMIUM = "/usr/bin/chromium"
@@ -37,7 +38,7 @@ def serve_app(tmp_path_factory: pytest.TempPathFactory, **settings: str) -> Iter
         pytest.skip("Debian's chromium is not installed (apt-get install -y chromium)")
     port = free_port()
     db = tmp_path_factory.mktemp("e2e") / "gurka.db"
-    env = dict(os.environ, DATABASE_URL=f"sqlite:///{db}", BOT_DELAY="0.05", SECRET_KEY="e2e",
+    env = dict(os.environ, DATABASE_URL=f"sqlite:///{db}", BOT_DELAY="0.05", SECRET_KEY=new_secret(),
                SEAT_TAKEOVER_SECONDS="0", DEAL_PAUSE="0", PYTHONPATH=str(ROOT),
                NEW_ROOMS_PER_ADDRESS="100000")  # one server, every test's rooms made from 127.0.0.1
     env.update(settings)

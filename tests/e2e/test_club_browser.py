@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from app.secret_key import new_secret
 from app.store import club as store
 from app.store.db import make_engine, session_scope, upgrade
 from app.web.club.auth import hash_password
@@ -30,7 +31,7 @@ from ..waiting import answers, wait_until, watching
 pytestmark = pytest.mark.e2e
 
 ROOT = Path(__file__).resolve().parents[2]
-SHOTS = Path("/tmp/shots/club")
+SHOTS = Path(os.environ.get("GURKA_SHOTS", "/tmp/shots")) / "club"
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -64,7 +65,7 @@ def server(tmp_path: Path) -> Iterator[str]:
     engine.dispose()
     port = free_port()
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("PYTEST")},
-           "DATABASE_URL": url, "SECRET_KEY": "club-e2e-secret", "BOT_DELAY": "0",
+           "DATABASE_URL": url, "SECRET_KEY": new_secret(), "BOT_DELAY": "0",
            "SEAT_TAKEOVER_SECONDS": "0"}
     log = (tmp_path / "server.log").open("wb")
     proc = subprocess.Popen(
@@ -243,7 +244,7 @@ def test_a_club_round_flows_from_play_to_next_without_the_night_page(server: str
                 has=elder.locator(".member-head .name", has_text=re.compile(rf"^\s*{me}\s*$")))
             row.locator("summary").click()
             row.get_by_role("button", name="Make personal link").click()
-            link = elder.locator("input.copy-link").input_value()
+            link = elder.locator(".copy-link").input_value()
 
             # the member on a phone: opens the link once, then a Play next to someone else moves
             # nobody, and their own Play seats them
@@ -263,11 +264,16 @@ def test_a_club_round_flows_from_play_to_next_without_the_night_page(server: str
             first_room = member.url
             expect(member.locator(".club-panel-title")).to_contain_text("Vinderbord, base round 1")
 
-            # the elder: bots for the absent, at every table (accepted at once, back to the night)
+            # the elder: bots for the absent, once for the whole night (accepted at once, back to
+            # the night, the switch shown pressed)
             elder.goto(night_url)
-            for i in range(3):
-                elder.locator("form[action*='/bots/'] button").nth(i).click()
-                expect(elder).to_have_url(night_url)
+            switch = elder.get_by_role("button", name="Bots for the absent")
+            expect(switch).to_have_attribute("aria-pressed", "false")
+            switch.click()
+            expect(elder).to_have_url(f"{night_url}#live")
+            expect(switch).to_have_attribute("aria-pressed", "true")
+            expect(elder.locator("#bots-state")).to_contain_text("Bots for the absent: on.")
+            shot(elder, "night_bots_on_laptop")
 
             # the member plays to the end of the game and goes on from the room page
             play_my_turns(member, until=".club-panel .club-next, .club-panel .club-wait")

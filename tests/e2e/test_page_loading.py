@@ -27,7 +27,7 @@ def test_the_socket_opens_when_the_websocket_extension_arrives_late(server: str,
         page.wait_for_url("**/r/*")
         room = page.url
         held: list[object] = []
-        page.route("**/static/vendor/htmx/ext/hx-ws.js", lambda route: held.append(route))
+        page.route("**/static/vendor/htmx/ext/hx-ws.min.js", lambda route: held.append(route))
         page.add_init_script(NOTE_PUSHES)
         page.goto(room, wait_until="commit")
         wait_page(page, "() => !!window.htmx", what="htmx itself loaded", timeout=30)
@@ -47,7 +47,7 @@ def test_a_wait_looks_again_while_a_head_script_holds_the_page(server: str, brow
     try:
         page = watch_page(ctx.new_page())
         held: list[object] = []
-        page.route("**/static/vendor/htmx/ext/hx-ws.js", lambda route: held.append(route))
+        page.route("**/static/vendor/htmx/ext/hx-ws.min.js", lambda route: held.append(route))
         page.goto(server + "/", wait_until="commit")
         page.evaluate("() => setTimeout(() => { window.late = true; }, 200)")
         wait_page(page, "() => window.late === true", what="a flag set 200 ms later, parser held", timeout=10)

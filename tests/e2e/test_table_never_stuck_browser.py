@@ -122,6 +122,9 @@ def test_the_host_leaves_at_their_turn_and_a_phone_takes_a_seat_back(
         phone.wait_for_selector(".hand .cardbtn")
         bo.wait_for_selector("text=Your seat moved to another device.")
         bo.wait_for_function("() => !document.querySelector('.seat.me')")
+        # the old device no longer shows the code it gave away (spent: the seat has a new one)
+        bo.wait_for_function("() => !document.querySelector('#rejoin .code')")
+        assert code not in bo.locator("main").inner_text()
         # the hand keeps its place on the phone while the table above it changes
         top = phone.locator(".hand").bounding_box()["y"]
         phone.screenshot(path=str(shots / "table-phone.png"))

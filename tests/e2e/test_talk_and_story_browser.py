@@ -90,11 +90,11 @@ def test_alerts_talk_and_the_replay(server: str, browser, shots: Path) -> None: 
         bo.fill("#chat-text", "Thanks, you too 🥒")
         bo.press("#chat-text", "Enter")
         anna.wait_for_selector("#chat-log li:has-text('you too')")
-        bo.locator(".reactbtn", has_text="👍").click()
+        bo.get_by_role("button", name="React with thumbs up").click()
         anna.wait_for_selector("#react-2 .bubble")
         assert rail.locator("#chat-log li:has-text('Good luck!')").count() == 1
         assert rail.locator("#chat-text").count() == 0, "spectators may not talk unless the host allows"
-        assert anna.locator("#chat-log").get_attribute("aria-live") == "polite"
+        assert anna.locator("[role=log]:has(#chat-log)").get_attribute("aria-live") == "polite"
         anna.screenshot(path=str(shots / "talk-01-laptop-lobby-chat.png"), full_page=True)
         bo.screenshot(path=str(shots / "talk-02-phone-lobby-chat.png"), full_page=True)
 

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
+from markupsafe import escape
 
 from app.i18n import use_language
 from app.main import create_app
@@ -57,11 +59,34 @@ def test_the_home_page_speaks_the_readers_language(web: TestClient, lang: str) -
 
 def test_the_option_help_and_game_names_follow_the_language(web: TestClient) -> None:
     page = web.get("/new/options?preset=rassi", headers={"accept-language": "fi"}).text
-    assert "Rassi: ilmaiset, kahdennukset ja vastakahdennukset ennen peliä." in page
+    assert "Rassi: ilmaiset kortit ja kahdennus" in page  # the option's name for players
+    assert "Ennen peliä käden, jossa ei ole kuvakorttia, saa vaihtaa ilmaiseksi" in page  # its line
     assert "Talon säännöt: Rassi (suomalainen)" in page
-    assert "(§6)" not in page  # the players' help still drops the rule-book numbers
-    assert "seuraava jakaja" in page and ">vasen</option>" in page  # an option's name and a choice
-    assert "next dealer" not in page
+    assert "(§6)" not in page  # no rule-book numbers
+    assert "Seuraava jakaja" in page and ">vasemmalla oleva pelaaja</option>" in page  # a name and a choice
+    assert "Next dealer" not in page and "next dealer" not in page
+
+
+@pytest.mark.parametrize("lang", list(HOME))
+def test_every_house_rule_has_a_name_and_a_line_for_players(web: TestClient, lang: str) -> None:
+    """Issue 24: the home page showed code names ("eight led lowest", "out at: reach")."""
+    from app.rooms.engine import option_fields
+    from app.web.table.house_rules import choice_label, option_help, option_label
+
+    for preset in ("gurka-night", "gurka-is", "vidivellir", "kurkku", "rassi"):
+        page = web.get(f"/new/options?preset={preset}", headers={"accept-language": lang}).text
+        shown = re.sub(r"<[^>]+>", " ", page)  # the words, not the attributes
+        for field in option_fields(preset):
+            with use_language(lang):
+                label, help_line = option_label(field.name), option_help(field.name)
+                choices = [choice_label(field.name, c) for c in field.choices]
+            assert label != field.name.replace("_", " ") and help_line, (preset, field.name)
+            assert str(escape(label)) in page and str(escape(help_line)) in page, (lang, preset, field.name)
+            for choice, words in zip(field.choices, choices, strict=True):
+                assert f">{escape(words)}</option>" in page, (lang, preset, field.name, choice)
+                assert words != choice.replace("_", " ") or words.isalpha() and " " not in choice, words
+        for code in ("eight led lowest", "out at", "one left", "first out", "exact clear", "beat equal", "§"):
+            assert code not in shown, (lang, preset, code)
 
 
 def test_a_room_page_in_each_language(web: TestClient) -> None:

@@ -33,6 +33,7 @@ import pytest
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
+from app.secret_key import new_secret
 from app.web.shared.security import seat_cookie_name
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -46,6 +47,10 @@ DATA_CODE = re.compile(r'data-code="([^"]+)"')
 DATA_CARD = re.compile(r'data-card="([^"]+)"')
 SEAT_LI = re.compile(r'<li class="seat([^"]*)"')
 SCORE = re.compile(r'<b>(-?\d+)</b><span class="sr-only"> penalty points')
+
+
+# one key for every process of the run, as every process of one deployment shares one
+SECRET_KEY = new_secret()
 
 
 def free_port() -> int:
@@ -98,7 +103,7 @@ class ServerProcess:
             {
                 "DATABASE_URL": self.database_url,
                 "BOT_DELAY": "0",
-                "SECRET_KEY": "resilience-test-secret",
+                "SECRET_KEY": SECRET_KEY,
                 "SEAT_TAKEOVER_SECONDS": "60",
                 "DEAL_PAUSE": "0",
                 "PYTHONUNBUFFERED": "1",

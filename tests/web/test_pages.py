@@ -23,12 +23,12 @@ def test_home_offers_every_preset_with_explained_options(web: TestClient) -> Non
     assert page.status_code == 200
     for preset in ("gurka-night", "gurka-is", "vidivellir", "kurkku", "rassi"):
         assert f'value="{preset}"' in page.text
-    assert "Penalty points at which a player is out" in page.text
+    assert "The penalty points at which a player is out" in page.text
     assert 'href="/rules/gurka-night"' in page.text
     fragment = web.get("/new/options", params={"preset": "vidivellir"})
     assert fragment.status_code == 200
     assert 'id="options"' in fragment.text and "<html" not in fragment.text
-    assert "play on" in fragment.text
+    assert "Play on to the last player" in fragment.text
     assert '<option value="6"' in fragment.text and '<option value="7"' not in fragment.text
 
 

@@ -18,6 +18,7 @@ from app.rooms.clock import FakeClock
 from app.store import rooms as store
 from app.store.db import session_scope
 from tests.conftest import make_settings
+from tests.waiting import wait_until
 from tests.web.wsutil import Player, close_all, join, token_from
 
 
@@ -178,24 +179,86 @@ def test_two_processes_racing_one_deadline_make_exactly_one_move(
     url = f"sqlite:///{tmp_path / 'race.db'}" if engine == "sqlite" else request.getfixturevalue("postgres_url")
     clocks = [FakeClock(), FakeClock()]
     with make_client(url, clocks[0]) as one, make_client(url, clocks[1]) as two:
-        room, players = seated(one)
+        room, _players = seated(one)  # (their sockets are closed with the rest)
         version = room.version
         other = two.app.state.rooms.get(room.slug)  # type: ignore[attr-defined]
         assert other is not None and other.version == version and other.turn_deadline() is not None
         watcher = Player(two, room.slug, None).connect()  # someone follows the room through two
-        watcher.recv_table()
-        assert other._timer_task is not None  # both processes have the deadline armed
-        # both processes reach the deadline at the same moment
-        one.portal.call(clocks[0].advance, 11.0)  # type: ignore[union-attr]
-        two.portal.call(clocks[1].advance, 11.0)  # type: ignore[union-attr]
-        settle(one), settle(two), settle(one), settle(two)
-        events = timeout_events(room.manager.db, room.id)
-        assert len(events) == 1 and events[0].seq == version + 1
-        if engine == "sqlite":  # no doorbell between the two: the loser's commit was refused
-            assert "another process moved first" in caplog.text
-        with session_scope(room.manager.db) as session:
-            stored = store.get_room_by_id(session, room_id=room.id)
-            assert stored is not None and stored.version == room.version
-        for p in players:
-            p.close()
-        watcher.close()
+        try:  # an assert that fails must not leave a socket open: the client's exit would wait for it
+            watcher.recv_table()
+            assert other._timer_task is not None  # both processes have the deadline armed
+            # both processes reach the deadline at the same moment
+            one.portal.call(clocks[0].advance, 11.0)  # type: ignore[union-attr]
+            two.portal.call(clocks[1].advance, 11.0)  # type: ignore[union-attr]
+            # both tried: one move is stored, and both rooms stand at its version (the loser
+            # reloaded after its refused commit, or followed the doorbell)
+            wait_until(lambda: (settle(one), settle(two), room.version == other.version == version + 1)[-1],
+                       what="both processes at the one timed-out move",
+                       seen=lambda: (room.version, other.version, caplog.text[-400:]))
+            events = timeout_events(room.manager.db, room.id)
+            assert len(events) == 1 and events[0].seq == version + 1
+            if engine == "sqlite":  # no doorbell between the two: the loser's commit was refused
+                assert "another process moved first" in caplog.text
+            with session_scope(room.manager.db) as session:
+                stored = store.get_room_by_id(session, room_id=room.id)
+                assert stored is not None and stored.version == room.version
+        finally:
+            close_all()
+
+
+def test_the_time_note_is_news_until_that_seat_moves_again_or_the_next_deal(db_url: str) -> None:
+    """"Time: a bot played 8♦ for X" stays while the others move, and goes when X's seat moves
+    again or when the next deal is dealt (it once stayed for three more deals)."""
+    clock = FakeClock()
+    with TestClient(create_app(make_settings(db_url, deal_pause=2.0), clock=clock)) as client:
+        try:
+            room, players = seated(client)
+            slow = room.game.to_act
+            rng = random.Random(7)
+
+            def note_shown() -> bool:
+                catch_up(players, room)
+                return all("Time: a bot" in p.table["content"] for p in players)
+
+            def move(seat: int) -> None:
+                before = room.version
+                legal = [str(a) for a in room.game.legal_actions()]  # (a set to select, too)
+                players[seat].send(do="act", action=rng.choice(legal), v=room.version)
+                settle(client)
+                assert room.version > before
+
+            advance(client, clock, 11.0)  # the slow seat's time runs out: a bot plays its card
+            assert note_shown()
+            while room.game.to_act != slow:  # the others move: still news
+                move(room.game.to_act)
+                assert note_shown()
+            move(slow)  # the seat moves again: no longer news
+            assert not note_shown() and room.time_note is None
+
+            # the seat's time runs out on its last card of the deal; the others finish the deal
+            while not (room.game.to_act == slow and room.game.view(None)["hand_counts"][slow] == 1):
+                move(room.game.to_act)
+            deal = room.game.deal_no
+            advance(client, clock, 11.0)
+            assert note_shown()
+            while room.game.phase != "waiting":
+                assert room.game.to_act != slow
+                move(room.game.to_act)
+                assert note_shown()  # the deal's last cards are on the table, the note with them
+            advance(client, clock, 2.5)  # the pause is over: the next deal is dealt
+            assert room.game.deal_no == deal + 1
+            assert not note_shown() and room.time_note is None
+        finally:
+            close_all()
+
+
+def test_what_makes_a_time_note_old_news() -> None:
+    """The one rule, shared by the process that made the move and the ones that follow the room
+    from its events (`apply_above`)."""
+    from app.rooms.actions import old_news
+
+    timed_out = (1, "act", {"action": "play 8D", "timeout": True})
+    assert not old_news(1, [timed_out])  # the move the note is about
+    assert not old_news(1, [(2, "act", {"action": "play 9D"}), (None, "takeover", {"seat": 1})])
+    assert old_news(1, [(1, "act", {"action": "play 9D"})])  # the seat moved again (player or bot)
+    assert old_news(1, [(2, "act", {"action": "play 9D"}), (None, "deal", {"hands": [], "stock": []})])

@@ -103,7 +103,8 @@ def nice_average(value: float) -> str:
 
 
 # What every club template can call to show dates and numbers in the reader's language.
-FORMATS = {"nice_date": nice_date, "nice_day": nice_day, "nice_moment": nice_moment, "nice_average": nice_average}
+FORMATS = {"nice_date": nice_date, "nice_day": nice_day, "nice_moment": nice_moment, "nice_average": nice_average,
+           "upper_first": upper_first}
 
 
 def night_or_404(session: Session, night_id: int) -> tuple[store.Night, list[store.NightResult], Night]:

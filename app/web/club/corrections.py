@@ -74,6 +74,7 @@ def correct_submit(request: Request, night_id: int, result_id: int, form: auth.C
     drop_later = form.get("drop_later") == "yes"
     offer_drop = False
     with session_scope(db_engine(request)) as session:
+        store.lock_night(session, night_id=night_id)  # not while a table's phone changes the night
         row, results, night = night_or_404(session, night_id)
         target, chairs = _correctable(results, night, result_id)
         result, errors, typed = parse_result(form, chairs)

@@ -1,4 +1,5 @@
-"""After the night: the winner proposes two dates, the members answer (RULES.md §7.6)."""
+"""After the night: the winner proposes two dates, the members answer, each from their own
+device (or an elder for them, shown as such)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from app.club.night_records import reason_of
 from app.i18n import _, say
 from app.store import club as store
 from app.store.db import session_scope
-from app.web.club import auth
+from app.web.club import auth, identity
 from app.web.club import night_data as cn
 from app.web.club.common import db_engine, nice_date, parse_date, redirect, upper_first
 from app.web.club.nights import night_page_response
@@ -60,17 +61,35 @@ def propose_dates(request: Request, night_id: int, form: auth.CsrfForm) -> Respo
 
 @router.post("/nights/{night_id}/vote", response_class=HTMLResponse)
 def vote(request: Request, night_id: int, form: auth.CsrfForm) -> Response:
+    """A member answers the date poll from their own device (the one their personal link made
+    remember them: `identity`); the form names nobody. An elder may answer for a member (the
+    form's `member`), recorded and shown as entered by that elder. Anyone else, or a form that
+    names someone its device does not belong to, is refused and nothing changes."""
+    who = auth.viewer(request)
+    me = identity.remembered(request)
+    named = form.get("member")
     errors: list[str] = []
     with session_scope(db_engine(request)) as session:
         poll = store.get_poll(session, night_id=night_id)
         if poll is None:
             raise HTTPException(status_code=404, detail=_("No date poll for this night"))
         members = store.list_members(session, active_only=True)
-        member = next((m for m in members if str(m.id) == form.get("member")), None)
+        entered_by: str | None = None
+        if named is not None and (me is None or str(me.member_id) != named):
+            if not who.is_elder:  # a device answers as its own member only
+                raise HTTPException(status_code=403, detail=_(
+                    "This device can answer only as its own member. An elder can answer for someone else."))
+            member = next((m for m in members if str(m.id) == named), None)
+            entered_by = who.name if member is not None and member.id != who.member_id else None
+        else:
+            member = next((m for m in members if me is not None and m.id == me.member_id), None)
         choice = str(form.get("choice") or "")
         view = cn.poll_view(poll, store.list_votes(session, poll_id=poll.id), members, date.today())  # type: ignore[arg-type]
-        if member is None:
-            errors.append(_("Choose your name."))
+        if member is None and named is None:
+            errors.append(_("This device does not know you yet: open the personal link an elder sent you, once,"
+                            " on this device, then answer."))
+        elif member is None:
+            errors.append(_("Choose the member you answer for."))
         elif member.name == poll.proposed_by:
             errors.append(_("%(name)s proposed the dates; the other members answer.", name=member.name))
         if choice not in ("a", "b", "neither"):
@@ -80,14 +99,16 @@ def vote(request: Request, night_id: int, form: auth.CsrfForm) -> Response:
         if view["closed"] and not late:
             errors.append(_("The poll is closed: the next night is %(day)s.", day=nice_date(view["chosen"])))
         if not errors:
+            assert member is not None and member.id is not None and poll.id is not None
             if view["closed"] and poll.chosen is None:  # settle the date before a late answer
-                store.choose_date(session, poll_id=poll.id, chosen=view["chosen"])  # type: ignore[arg-type]
-            store.set_vote(session, poll_id=poll.id, member_id=member.id, choice=choice, late=late)  # type: ignore[arg-type,union-attr]
+                store.choose_date(session, poll_id=poll.id, chosen=view["chosen"])
+            store.set_vote(session, poll_id=poll.id, member_id=member.id, choice=choice, late=late,
+                           entered_by=entered_by)
             if late:
-                _owe_crate(session, name=member.name, reason=LATE_ANSWER, night_id=night_id)  # type: ignore[union-attr]
-            view = cn.poll_view(poll, store.list_votes(session, poll_id=poll.id), members, date.today())  # type: ignore[arg-type]
+                _owe_crate(session, name=member.name, reason=LATE_ANSWER, night_id=night_id)
+            view = cn.poll_view(poll, store.list_votes(session, poll_id=poll.id), members, date.today())
             if view["closed"] and poll.chosen is None:
-                store.choose_date(session, poll_id=poll.id, chosen=view["chosen"])  # type: ignore[arg-type]
+                store.choose_date(session, poll_id=poll.id, chosen=view["chosen"])
     if errors:
         return night_page_response(request, night_id, status=422, poll_errors=errors)
     return redirect(f"/club/nights/{night_id}#next-night", request)

@@ -25,6 +25,7 @@ from starlette.responses import Response
 from app.i18n import _
 from app.names import name_key
 from app.web.club import auth
+from app.web.shared.address import client_address
 from app.web.shared.throttle import Throttle, app_clock, throttle_of, wait_message
 
 DEVICE_COOKIE = "gurka_elder_device"
@@ -66,8 +67,7 @@ def _known_name(request: Request) -> str | None:
 
 
 def _keys(request: Request, name: str) -> tuple[str, str]:
-    address = request.client.host if request.client else "unknown"
-    return f"name:{name_key(name)}", f"addr:{address}"
+    return f"name:{name_key(name)}", f"addr:{client_address(request)}"
 
 
 async def log_in(request: Request, *, name: str, password: str) -> LoginResult:

@@ -5,8 +5,10 @@ Why a link and not a PIN the member sets the first time: a first-time PIN is cla
 comes first (Jens could set Mette's PIN before Mette ever plays), so it proves nothing; the link
 comes from an elder, who knows the members, through a channel the member already has (a text
 message). It is 256 bits of randomness, so it cannot be guessed, and it is stored hashed. Tries
-are throttled per address all the same (`app.web.shared.throttle`), so nobody can hammer the
-endpoint.
+are throttled all the same (`app.web.shared.throttle`), so nobody can hammer the endpoint: per
+address, and wrong links from everywhere together, so that many addresses buy no more guesses.
+Only wrong links count on that second key, and nothing resets it but time: a member opening
+their own link proves nothing about the other guesses.
 
 Revocation: each member has a `device_epoch`; the cookie names the member *and* the epoch. A new
 link (or the elder's "forget all devices") bumps the epoch, so every remembered device forgets
@@ -35,6 +37,8 @@ from app.web.shared.throttle import Throttle, app_clock, throttle_of
 COOKIE = "gurka_member"
 MAX_AGE = 60 * 60 * 24 * 365
 TRIES_FREE = 20  # links opened from one address (a club night shares one) before back-off
+WRONG_LINKS_FREE = 50  # wrong links from all addresses together before back-off
+ANY_ADDRESS = "wrong-links"
 
 
 @dataclass(frozen=True)
@@ -92,5 +96,7 @@ def link_throttle(request: Request) -> Throttle:
     return throttle_of(app, "member_link_throttle", lambda: Throttle(free=TRIES_FREE, clock=app_clock(app)))
 
 
-def client_address(request: Request) -> str:
-    return request.client.host if request.client else "unknown"
+def wrong_links(request: Request) -> Throttle:
+    """Wrong personal links from every address together (key `ANY_ADDRESS`)."""
+    app = request.app
+    return throttle_of(app, "member_wrong_links", lambda: Throttle(free=WRONG_LINKS_FREE, clock=app_clock(app)))

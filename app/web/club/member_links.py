@@ -12,6 +12,7 @@ from app.store import club as store
 from app.store.db import session_scope
 from app.web.club import auth, identity
 from app.web.club.common import db_engine, redirect, render, require_elder
+from app.web.shared.address import client_address
 from app.web.shared.throttle import wait_message
 
 router = APIRouter(prefix="/club", tags=["club"])
@@ -22,8 +23,12 @@ MAX_SECRET = 100
 @router.get("/me/{secret}", response_class=HTMLResponse)
 def open_personal_link(request: Request, secret: str) -> Response:
     """A member's personal link: this device remembers them from now on."""
-    throttle = identity.link_throttle(request)
-    keys = [f"addr:{identity.client_address(request)}"]
+    throttle, wrong = identity.link_throttle(request), identity.wrong_links(request)
+    keys = [f"addr:{client_address(request)}"]
+    everywhere = wrong.wait(identity.ANY_ADDRESS)
+    if everywhere:
+        return render(request, "club/me.html", {"member": None, "error":
+                      wait_message(everywhere, _("Too many wrong links have been tried"))}, status=429)
     wait = throttle.attempt(keys)
     if wait:
         return render(request, "club/me.html", {"member": None, "error":
@@ -36,6 +41,9 @@ def open_personal_link(request: Request, secret: str) -> Response:
     else:
         found = None
     if found is None:
+        # counted once known to be wrong, so right links never use up the club's allowance
+        # (wrong ones sent in parallel overshoot it by the worker threads at most)
+        wrong.attempt([identity.ANY_ADDRESS])
         return render(request, "club/me.html", {"member": None, "error":
                       _("This personal link does not work (any more): an elder may have made a new one."
                         " Ask an elder for your link.")}, status=404)

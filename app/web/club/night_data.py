@@ -17,7 +17,7 @@ from markupsafe import Markup, escape
 from sqlmodel import Session
 
 from app.club import BASE_TABLES, FINAL_TABLES, DatePoll, Night, NightSummary, RoundResult
-from app.club.constants import BASE_ROUNDS, FINAL_ROUNDS, FINAL_TO_BASE
+from app.club.constants import BASE_ROUNDS, FINAL_ROUNDS, FINAL_TO_BASE, TABLE_NAMES
 from app.club.hall_of_fame import HallOfFameRow, hall_of_fame_table
 from app.i18n import N_, _
 from app.i18n.jinja import day
@@ -25,14 +25,7 @@ from app.store import club as store
 
 log = logging.getLogger("gurka.club")
 
-TABLE_TITLE = {
-    "vinder": "Vinderbord",
-    "mellan": "Mellanbord",
-    "taber": "Taberbord",
-    "finale": "Finalevinderbord",
-    "mellanfinale": "Mellanfinale",
-    "taberfinale": "Taberfinale",
-}
+TABLE_TITLE = TABLE_NAMES  # the tables' own names: what pages show, never their keys
 TABLE_NOTE = {
     "vinder": N_("winner table"),
     "mellan": N_("middle table"),
@@ -98,9 +91,8 @@ def summary_state(night: Night) -> dict[str, Any]:
 def save_state(session: Session, row: store.Night, night: Night) -> None:
     state = summary_state(night)
     current = store.get_night(session, night_id=row.id)  # type: ignore[arg-type]
-    for kept in ("rooms", "bots"):  # the online tables and the elders' wish for bots
-        if current is not None and kept in current.state:
-            state[kept] = current.state[kept]
+    if current is not None and "rooms" in current.state:  # the online tables
+        state["rooms"] = current.state["rooms"]
     store.save_night_state(
         session,
         night_id=row.id,  # type: ignore[arg-type]
@@ -108,6 +100,21 @@ def save_state(session: Session, row: store.Night, night: Night) -> None:
         status="done" if night.phase == "done" else "open",
         winner=night.winner,
     )
+
+
+def record_table_result(
+    session: Session, row: store.Night, night: Night, *, table: str, result: RoundResult, by: str, source: str,
+) -> store.NightResult:
+    """Record one table's result in the night's current round: the one way a result gets in,
+    typed by an elder on the night page or sent from the table's phone. The club core takes it
+    first (a result that does not fit raises ValueError and nothing is stored), then the row and
+    the night's summary are written. Lock the night (`store.lock_night`) before loading it."""
+    phase, number = night.stage, night.current.number
+    night.record(table, result)
+    saved = store.add_result(session, night_id=row.id, phase=phase, round_no=number,  # type: ignore[arg-type]
+                             table=table, result=result.to_dict(), recorded_by=by, source=source)
+    save_state(session, row, night)
+    return saved
 
 
 def sync_rows(session: Session, row: store.Night, night: Night) -> list[str]:
@@ -134,12 +141,25 @@ def sync_rows(session: Session, row: store.Night, night: Night) -> list[str]:
 
 
 def describe_slot(phase: str, round_no: int, table: str) -> str:
+    """A recorded slot in words, in the reader's language ("base round 3 at the Vinderbord")."""
     title = TABLE_TITLE.get(table, table)
     if phase == "playoff":
         return _("the playoff after the base rounds") if table == "base" else _("the playoff after the finals")
     if phase == "base":
         return _("base round %(number)s at the %(table)s", number=round_no, table=title)
     return _("final round %(number)s at the %(table)s", number=round_no, table=title)
+
+
+def result_words(data: dict[str, Any]) -> str:
+    """A recorded result in a plain sentence, in the reader's language."""
+    result = RoundResult.from_dict(data)
+    names = {"winner": result.winner, "second": result.second_out, "first": result.first_out}
+    if result.bar_rov:
+        said = _("%(winner)s won bar røv, %(second)s went out second, %(first)s first", **names)
+    else:
+        said = _("%(winner)s won, %(second)s went out second, %(first)s first", **names)
+    agurker = ", ".join(f"{p} ×{n}" for p, n in result.agurker.items() if n)
+    return _("%(result)s; agurker: %(agurker)s", result=said, agurker=agurker) if agurker else said
 
 
 # ------------------------------------------------------------------ where players start
@@ -179,12 +199,15 @@ def poll_view(poll: store.DatePoll, votes: list[store.DateVote] | None, members:
         dates=(poll.option_a, poll.option_b),
     )
     answers: dict[str, str] = {}
+    entered: dict[str, str] = {}  # member → the elder who answered for them
     late: list[str] = []
     for vote in votes or []:
         name = names.get(vote.member_id)
         if name is None or name == poll.proposed_by:
             continue
         answers[name] = vote.choice
+        if vote.entered_by:
+            entered[name] = vote.entered_by
         if vote.late:
             late.append(name)  # recorded and shown, but the date was settled without it
             if vote.choice in ("a", "b"):
@@ -200,6 +223,7 @@ def poll_view(poll: store.DatePoll, votes: list[store.DateVote] | None, members:
         "poll": poll,
         "dates": [("a", poll.option_a, tally[poll.option_a]), ("b", poll.option_b, tally[poll.option_b])],
         "answers": answers,
+        "entered": entered,
         "missing": missing,
         "closed": closed,
         "chosen": chosen,

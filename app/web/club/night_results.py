@@ -18,7 +18,7 @@ from app.store.db import session_scope
 from app.web.club import auth
 from app.web.club import night_data as cn
 from app.web.club import online as club_online
-from app.web.club.common import db_engine, night_or_404, redirect, require_elder
+from app.web.club.common import db_engine, night_or_404, redirect, require_elder, upper_first
 from app.web.club.nights import night_context, render_night
 from app.web.shared.loop import on_loop
 
@@ -80,6 +80,7 @@ def record_result(request: Request, night_id: int, form: auth.CsrfForm) -> Respo
     phase = str(form.get("phase") or "")
     round_no = str(form.get("round") or "")
     with session_scope(db_engine(request)) as session:
+        store.lock_night(session, night_id=night_id)  # a table's phone may be sending this very result
         row, results, night = night_or_404(session, night_id)
         errors: list[str] = []
         typed: dict[str, Any] = {}
@@ -88,22 +89,17 @@ def record_result(request: Request, night_id: int, form: auth.CsrfForm) -> Respo
         elif (phase, round_no) != (night.stage, str(night.current.number)) or table not in night.pending_tables:
             errors.append(_(
                 "%(slot)s is already recorded or not open: the page has moved on, see below.",
-                slot=cn.describe_slot(phase, strict_int(round_no, lo=0) or 0, table).capitalize(),
+                slot=upper_first(cn.describe_slot(phase, strict_int(round_no, lo=0) or 0, table)),
             ))
         else:
             chairs = list(night.current.seating[table])
             result, errors, typed = parse_result(form, chairs)
             if result is not None:
                 try:
-                    night.record(table, result)
+                    cn.record_table_result(session, row, night, table=table, result=result,
+                                           by=who.name or "", source="hand")
                 except ValueError as exc:
                     errors.append(reason_of(exc))
-                else:
-                    store.add_result(
-                        session, night_id=night_id, phase=phase, round_no=int(round_no),
-                        table=table, result=result.to_dict(), recorded_by=who.name or "",
-                    )
-                    cn.save_state(session, row, night)
         if errors:
             ctx = night_context(
                 session, row, results, night, form_errors={table: errors}, typed={table: typed}

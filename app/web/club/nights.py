@@ -17,7 +17,7 @@ from app.club import Night
 from app.i18n import _
 from app.store import club as store
 from app.store.db import session_scope
-from app.web.club import auth, identity
+from app.web.club import absent_bots, auth, home_night, identity, table_links
 from app.web.club import night_data as cn
 from app.web.club import online as club_online
 from app.web.club.common import (
@@ -61,32 +61,33 @@ def night_context(
         else:
             rows_by_round.setdefault((result.phase, result.round), []).append(result)
     corrected = {c.result_id for c in corrections}
+    from_phones = {(r.phase, r.round, r.table) for r in results if r.source == "phone"}
     form_keys = set(night.pending_tables) | {f"playoff{i}" for i in range(len(night.playoffs))}
     general_errors = [e for k, errs in (form_errors or {}).items() if k not in form_keys for e in errs]
     tables_now = cn.tables_view(night)
+    for t in tables_now:
+        t["from_phone"] = (night.stage, night.current.number, t["key"]) in from_phones
     online_playoffs: list[dict[str, Any]] = []
-    if row.mode == "online" and night.phase in ("base", "finals"):
+    rooms_now = club_online.current_rooms(row, night) if row.mode == "online" and row.status == "open" else {}
+    if night.phase in ("base", "finals"):
         for t in tables_now:
             key = club_online.room_key(night.stage, night.current.number, t["key"])
-            entry = club_online.room_entry(row, key)
-            if entry and entry.get("players") == t["chairs"]:
+            entry = rooms_now.get(key)
+            if entry is not None:
                 t["room_url"] = f"/r/{entry['slug']}"
-                t["room_key"] = key
                 t["play"] = {p: f"/club/nights/{row.id}/play/{key}/{i}" for i, p in enumerate(t["chairs"])}
-    elif row.mode == "online" and night.phase == "playoff":
-        groups = [sorted(g) for g in night.playoffs]
-        for key, entry in row.state.get("rooms", {}).items():
-            if key.startswith(f"playoff-{night.stage}-") and sorted(entry.get("players", [])) in groups:
-                online_playoffs.append({
-                    "room_key": key, "room_url": f"/r/{entry['slug']}", "players": entry["players"],
-                    "play": {p: f"/club/nights/{row.id}/play/{key}/{i}" for i, p in enumerate(entry["players"])},
-                })
+    elif night.phase == "playoff":
+        for key, entry in rooms_now.items():
+            online_playoffs.append({
+                "room_url": f"/r/{entry['slug']}", "players": entry["players"],
+                "play": {p: f"/club/nights/{row.id}/play/{key}/{i}" for i, p in enumerate(entry["players"])},
+            })
+    absences = store.list_absences(session, night_id=row.id) if row.bots_for_absent_by is not None else []  # type: ignore[arg-type]
     ctx: dict[str, Any] = {
         "row": row,
+        "result_rows": results,
         "night": night,
         "title_date": nice_date(row.date),
-        "programme": cn.PROGRAMME,
-        "programme_now": cn.programme_now(night),
         "round_label": cn.round_label(night),
         "tables_now": tables_now,
         "online_playoffs": online_playoffs,
@@ -120,6 +121,11 @@ def night_context(
         "table_note": cn.TABLE_NOTE,
         "table_suit": cn.TABLE_SUIT,
         "games": night_games(row.state),
+        "bots_on": row.bots_for_absent_by is not None,
+        "bots_by": row.bots_for_absent_by,
+        "bots_since": row.bots_for_absent_since,
+        "away": [a.player for a in absences],
+        "botted": absent_bots.botted_players(session, list(rooms_now.values())),
     }
     return ctx
 
@@ -143,6 +149,7 @@ UNTYPED: dict[str, Any] = {"form_errors": {}, "general_errors": [], "typed": {},
 def night_body(request: Request, ctx: dict[str, Any]) -> tuple[str, str]:
     """(the night page's changing part, its stamp). The stamp is taken without this request's
     form errors and typed values, so a page showing them is not replaced until the night moves."""
+    ctx = {**ctx, "timetable": home_night.timetable_view(request, ctx["row"], ctx["result_rows"], ctx["night"])}
     body = render_string(request, "club/_night_body.html", ctx)
     plain = body if all(not ctx.get(k) for k in UNTYPED) else render_string(
         request, "club/_night_body.html", {**ctx, **UNTYPED})
@@ -151,7 +158,11 @@ def night_body(request: Request, ctx: dict[str, Any]) -> tuple[str, str]:
 
 def render_night(request: Request, ctx: dict[str, Any], *, status: int = 200) -> Response:
     body, stamp = night_body(request, ctx)
-    return render(request, "club/night.html", {**ctx, "night_body": Markup(body), "stamp": stamp}, status=status)
+    row, night = ctx["row"], ctx["night"]
+    phones = (table_links.links_for_page(request, row, night.stage)
+              if row.mode == "hand" and night.phase != "done" and auth.viewer(request).is_elder else None)
+    return render(request, "club/night.html", {**ctx, "night_body": Markup(body), "stamp": stamp,
+                                               "phone_links": phones}, status=status)
 
 
 @router.get("/nights/{night_id}/fresh", response_class=HTMLResponse)
@@ -226,16 +237,21 @@ def seat_refused(request: Request, row: store.Night, *, seat_name: str, me: iden
                   {"row": row, "seat_name": seat_name, "me": me}, status=403)
 
 
-@router.post("/nights/{night_id}/bots/{key}", response_class=HTMLResponse)
-async def bots_for_absent(request: Request, night_id: int, key: str, _form: auth.CsrfForm) -> Response:
-    """An elder's wish that bots play the seats of players who are not at their online table:
-    accepted at once, kept with the night, carried out as soon as the room allows (a player
-    away only briefly gets their grace time first). Back to the night page (POST-redirect-GET)."""
-    await asyncio.to_thread(require_elder, request)  # reads the elder's session: off the loop
-    if not await club_online.record_bot_wish(request.app, night_id, key):
-        raise HTTPException(status_code=404, detail=_("No such table"))
+@router.post("/nights/{night_id}/bots", response_class=HTMLResponse)
+async def bots_for_absent(request: Request, night_id: int, form: auth.CsrfForm) -> Response:
+    """An elder turns the night's bots for the absent on (`on=yes`) or off (`on=no`): from now on
+    every player not at their table is played by a bot as soon as the room allows, in every
+    later room of the night, until they press Play (`absent_bots`). Back to the night page
+    (POST-redirect-GET)."""
+    who = await asyncio.to_thread(require_elder, request)  # reads the elder's session: off the loop
+    on = form.get("on")
+    if on not in ("yes", "no"):
+        raise HTTPException(status_code=422, detail=_("Say whether bots should play for the absent (on or off)."))
+    by = (who.name or "") if on == "yes" else None
+    if not await asyncio.to_thread(absent_bots.switch, request.app, night_id, by):
+        raise HTTPException(status_code=404, detail=_("No open online night here."))
     await club_online.apply_bot_wishes(request.app, night_id)
-    return redirect(f"/club/nights/{night_id}", request)
+    return redirect(f"/club/nights/{night_id}#live", request)
 
 
 @router.post("/nights/{night_id}/delete")

@@ -25,13 +25,13 @@ from app.club import Night, RoundResult
 from app.rooms import LiveRoom, Refused, RoomManager
 from app.store import club as store
 from app.store.db import session_scope
+from app.web.club import absent_bots, table_flow
 from app.web.club import night_data as cn
-from app.web.club import table_flow
 from app.web.state import manager_of
 
 log = logging.getLogger("gurka.club.online")
 # One night's state is read, changed and written back by several threads of this process (a
-# table's result, a new room, an elder's wish for bots): one at a time, so none undoes another.
+# table's result, a new room): one at a time, so none undoes another.
 _NIGHT_WRITES = threading.Lock()
 
 PRESET = "gurka-night"
@@ -87,11 +87,33 @@ def install(app: FastAPI) -> None:
     table_flow.install(app)
 
     async def on_game_over(room: LiveRoom) -> None:
-        night_id = await asyncio.to_thread(night_of_room, app, room.slug)
-        if night_id is not None:
-            await advance(app, night_id)
+        # The game's last move may come from a player's socket, whose handler is cancelled when
+        # the player closes the page at once: the night must move on all the same (a round half
+        # opened would wait for a restart), so it moves on in a task of its own.
+        task = asyncio.create_task(_advance_after(app, room.slug), name=f"night-after-{room.slug}")
+        moving = _moving(app)
+        moving.add(task)
+        task.add_done_callback(moving.discard)
+        await asyncio.shield(task)
 
     manager.on_game_over(on_game_over)
+
+
+def _moving(app: FastAPI) -> set[asyncio.Task[None]]:
+    found = getattr(app.state, "club_nights_moving", None)
+    if found is None:
+        found = app.state.club_nights_moving = set()
+    return cast("set[asyncio.Task[None]]", found)
+
+
+async def _advance_after(app: FastAPI, slug: str) -> None:
+    """The night of the room `slug` (if any) records its game and moves on."""
+    try:
+        night_id = await asyncio.to_thread(night_of_room, app, slug)
+        if night_id is not None:
+            await advance(app, night_id)
+    except Exception:
+        log.exception("room %s: its night could not move on", slug)
 
 
 async def catch_up(app: FastAPI) -> None:
@@ -278,7 +300,8 @@ def room_entry(row: store.Night, key: str) -> dict[str, Any] | None:
 
 async def issue_seat(app: FastAPI, row: store.Night, key: str, chair: int) -> tuple[str, str] | None:
     """(room slug, a fresh seat token) for the player in `chair` of an online table; the seat's
-    previous token stops working. None if there is no such open room or chair."""
+    previous token stops working, and the player is back (`absent_bots.player_back`). None if
+    there is no such open room or chair."""
     entry = room_entry(row, key)
     if entry is None or not 0 <= chair < len(entry.get("players", [])):
         return None
@@ -289,88 +312,59 @@ async def issue_seat(app: FastAPI, row: store.Night, key: str, chair: int) -> tu
         token = await room.issue_token(chair)
     except Refused:
         return None
+    assert row.id is not None
+    await absent_bots.player_back(app, row.id, room, chair, entry["players"][chair])
     return room.slug, token
 
 
 # ------------------------------------------------------------------ bots for the absent
 
 
-def wish_bots(app: FastAPI, night_id: int, key: str) -> bool:
-    """Record an elder's wish that bots play the absent seats of a table (kept across restarts
-    in `nights.state["bots"]`). False if there is no such table."""
-    with _NIGHT_WRITES, session_scope(app.state.engine) as session:
-        row = store.get_night(session, night_id=night_id)
-        if row is None or room_entry(row, key) is None:
-            return False
-        wishes = list(row.state.get("bots", []))
-        if key not in wishes:
-            store.save_night_state(session, night_id=night_id, state={**row.state, "bots": [*wishes, key]},
-                                   status=row.status, winner=row.winner)
-    return True
-
-
-async def record_bot_wish(app: FastAPI, night_id: int, key: str) -> bool:
-    """`wish_bots` off the event loop, never while this process opens rooms and writes the
-    night's state (`advance`): each writes the whole state, and one must not undo the other."""
-    async with _lock(app):
-        return await asyncio.to_thread(wish_bots, app, night_id, key)
+def current_rooms(row: store.Night, night: Night) -> dict[str, dict[str, Any]]:
+    """The rooms of the round (or the playoffs) being played now, by table key: the tables whose
+    room is seated as the round is, and the playoff rooms of groups still to settle."""
+    rooms: dict[str, Any] = row.state.get("rooms", {})
+    found: dict[str, dict[str, Any]] = {}
+    if night.phase in ("base", "finals"):
+        for table in night.pending_tables:
+            key = room_key(night.stage, night.current.number, table)
+            entry = room_entry(row, key)
+            if entry is not None and entry.get("players") == list(night.current.seating[table]):
+                found[key] = entry
+    elif night.phase == "playoff":
+        groups = [sorted(g) for g in night.playoffs]
+        for key, entry in rooms.items():
+            if (key.startswith(f"playoff-{night.stage}-") and isinstance(entry, dict) and "slug" in entry
+                    and sorted(entry.get("players", [])) in groups):
+                found[key] = entry
+    return found
 
 
 async def apply_bot_wishes(app: FastAPI, night_id: int) -> None:
-    """Start carrying out every wished-for table whose room is still playing."""
-    slugs = await asyncio.to_thread(_wished_slugs, app, night_id)
-    tasks = _bot_tasks(app)
-    for slug in slugs:
-        if slug not in tasks or tasks[slug].done():
-            tasks[slug] = asyncio.create_task(bots_when_allowed(app, slug))
+    """If the night's bots for the absent are on, watch every room it is playing now."""
+    loaded = await asyncio.to_thread(_rooms_now, app, night_id)
+    if loaded is not None:
+        playing, opened = loaded
+        await absent_bots.carry_out(app, night_id, playing, opened)
 
 
-def _wished_slugs(app: FastAPI, night_id: int) -> list[str]:
+def _rooms_now(app: FastAPI, night_id: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]] | None:
     with session_scope(app.state.engine) as session:
-        row = store.get_night(session, night_id=night_id)
-        if row is None:
-            return []
-        return [e["slug"] for k in row.state.get("bots", []) if (e := room_entry(row, k)) is not None]
-
-
-def _bot_tasks(app: FastAPI) -> dict[str, asyncio.Task[None]]:
-    found = getattr(app.state, "club_bot_tasks", None)
-    if found is None:
-        found = app.state.club_bot_tasks = {}
-    return cast("dict[str, asyncio.Task[None]]", found)
-
-
-BOT_RETRY_SECONDS = 0.5
-
-
-async def bots_when_allowed(app: FastAPI, slug: str) -> None:
-    """Hand each absent seat of the room to a bot as soon as the room allows it (a player away
-    only briefly is given their grace time first); done when every seat is present or botted,
-    or the game is over."""
-    manager = manager_of(app)
-    while True:
-        room = await manager.find(slug)
-        if room is None or room.status == "over":
-            return
-        waiting = False
-        if room.status == "playing":
-            for seat in list(room.seats):
-                if room.seats[seat].botted or seat in room.present():
-                    continue
-                try:
-                    await room.hand_to_bot(room.host, seat)
-                except Refused:
-                    waiting = True  # not allowed yet: try again shortly
-        else:
-            waiting = True
-        if not waiting:
-            return
-        await asyncio.sleep(BOT_RETRY_SECONDS)
+        loaded = cn.load(session, night_id=night_id)
+        if loaded is None or loaded[0].mode != "online" or loaded[0].status != "open":
+            return None
+        row, _results, night = loaded
+        opened = [e for e in row.state.get("rooms", {}).values() if isinstance(e, dict) and "slug" in e]
+        return list(current_rooms(row, night).values()), opened
 
 
 async def stop(app: FastAPI) -> None:
-    """Cancel the waiting bot wishes (they are kept in the night and resume at the next start)."""
-    tasks = list(_bot_tasks(app).values())
-    for task in tasks:
-        task.cancel()
-    await asyncio.gather(*tasks, return_exceptions=True)
+    """Let a night that is moving on finish, then stop watching the rooms for absent players
+    (the switch is kept with the night and watching resumes at the next start)."""
+    moving = list(_moving(app))
+    if moving:  # a round half opened is opened at the next start all the same (`catch_up`)
+        _done, late = await asyncio.wait(moving, timeout=5)
+        for task in late:
+            task.cancel()
+        await asyncio.gather(*late, return_exceptions=True)
+    await absent_bots.stop(app)

@@ -9,6 +9,7 @@ whose panel changed is published again, so the players see it without reloading.
 
 "Next" is a POST to `/r/{slug}/club-next`: under the room's path, so the browser sends the
 room's seat cookie (HttpOnly, SameSite=Lax), which proves who pressed it; the Origin is checked.
+Pressing it is pressing Play: a player whom bots played for is back (`absent_bots.player_back`).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from app.i18n import Text, _
 from app.rooms import LiveRoom, Refused
 from app.store import club as store
 from app.store.db import session_scope
+from app.web.club import absent_bots
 from app.web.club import night_data as cn
 from app.web.club.common import redirect
 from app.web.shared.security import origin_allowed, seat_token, set_seat_cookie
@@ -247,12 +249,14 @@ async def club_next(request: Request, slug: str) -> Response:
     here: dict[str, Any] = next((e for e in entries.values() if e.get("slug") == slug), {})
     names, players = list(here.get("players", [])), list(entries.get(nxt.key, {}).get("players", []))
     me = names[seat] if seat is not None and seat < len(names) else None
-    if target is None or me not in players:
+    if target is None or panel is None or me is None or me not in players:
         return redirect(f"/r/{slug}")
+    chair = players.index(me)
     try:
-        token = await target.issue_token(players.index(me))
+        token = await target.issue_token(chair)
     except Refused:
         return redirect(f"/r/{slug}")
+    await absent_bots.player_back(request.app, panel.night_id, target, chair, me)
     response = redirect(f"/r/{target.slug}")
     response.headers["Cache-Control"] = "no-store"
     set_seat_cookie(response, slug=target.slug, token=token,

@@ -1,8 +1,14 @@
 """Security headers on every page, and no state-changing request from another site.
 
-- Content-Security-Policy: scripts only from this site (no inline script, no eval), nothing
-  may frame the pages (`frame-ancestors 'none'`, and X-Frame-Options DENY for old browsers),
-  forms post only here; plus Referrer-Policy and X-Content-Type-Options.
+- Content-Security-Policy: scripts and styles only from this site (no inline script, no eval,
+  no style element or attribute: a bar's length is a `<meter>`'s value, the hand's width is counted
+  by CSS), nothing may frame the pages (`frame-ancestors 'none'`, and X-Frame-Options DENY for
+  old browsers), forms post only here; plus Referrer-Policy and X-Content-Type-Options.
+- Club pages (`/club...`) are `Cache-Control: no-store` unless their handler says otherwise:
+  they show what one viewer may see (an elder's forms, a member's own links), and on a club's
+  shared laptop neither the disk cache nor the back button may show them to the next person
+  after a logout. (`private, no-cache` would still store them, and history navigation shows a
+  stored page without asking; with no validators to revalidate against, it would save nothing.)
 - A POST (PUT, PATCH, DELETE) whose browser says it came from another site is refused with 403:
   `Sec-Fetch-Site: cross-site`/`same-site`, or an `Origin` that is not this site's own origin
   (scheme, host and port) or one of `ALLOWED_ORIGINS`. Clients that send neither header are
@@ -16,9 +22,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.web.shared.security import own_origin, same_origin
 
-# style-src allows style="" attributes (score bars, hand fan widths); scripts stay strict.
 CSP = (
-    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+    "default-src 'self'; script-src 'self'; style-src 'self'; "
     "img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; "
     "base-uri 'none'; object-src 'none'"
 )
@@ -28,11 +33,16 @@ SECURITY_HEADERS = [
     (b"referrer-policy", b"same-origin"),
     (b"x-content-type-options", b"nosniff"),
 ]
+CLUB_CACHE = (b"cache-control", b"no-store")
 UNSAFE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
 CROSS_SITE_PAGE = (
     b"<!doctype html><title>Not allowed</title><h1>Not allowed</h1>"
     b"<p>This form was sent from another site. Open the page on this site and send it again.</p>"
 )
+
+
+def is_club_page(path: str) -> bool:
+    return path == "/club" or path.startswith("/club/")
 
 
 def cross_site(scope: Scope, allowed: list[str]) -> bool:
@@ -60,10 +70,12 @@ class SecurityHeaders:
             await self.app(scope, receive, send)
             return
 
+        defaults = SECURITY_HEADERS + [CLUB_CACHE] if is_club_page(scope["path"]) else SECURITY_HEADERS
+
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 names = {k.lower() for k, _ in message.get("headers", [])}
-                extra = [(k, v) for k, v in SECURITY_HEADERS if k not in names]
+                extra = [(k, v) for k, v in defaults if k not in names]
                 message["headers"] = list(message.get("headers", [])) + extra
             await send(message)
 

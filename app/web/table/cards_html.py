@@ -22,6 +22,12 @@ def card_label(code: str) -> str:
     return _("%(rank)s of %(suit)s", rank=say(RANK_NAME.get(rank, rank)), suit=say(SUIT_NAME.get(suit, suit)))
 
 
+def card_name(code: str, top: bool = False) -> str:
+    """The card's name as its picture says it (a top card says that it is one): a button that
+    shows the card says this name too, so its visible card is part of its accessible name."""
+    return _("%(card)s, a top card above the ace", card=card_label(code)) if top else card_label(code)
+
+
 def card_html(code: str, *, size: str = "", extra_class: str = "", top: bool = False) -> Markup:
     """A card drawn by the app: rank and suit symbol in corners, big pip (SVG sprite) in the middle.
     `top`: one of the preset's top cards (above the ace), marked with a gold corner. (Drawn once
@@ -34,7 +40,7 @@ def _drawn_card(lang: str, code: str, size: str, extra_class: str, top: bool) ->
     """`card_html` in `lang` (the language is part of the cache key: the label is said in it)."""
     if code.startswith("X"):
         body = (
-            '<span class="corner" aria-hidden="true">J<br>O<br>K</span>'
+            '<span class="corner" aria-hidden="true"></span>'  # "JOK", written by the style sheet
             '<svg class="pip" aria-hidden="true" viewBox="0 0 100 100"><use href="#joker"/></svg>'
         )
         suit_class = "joker"
@@ -47,7 +53,7 @@ def _drawn_card(lang: str, code: str, size: str, extra_class: str, top: bool) ->
         )
         suit_class = f"suit-{suit}"
     classes = " ".join(c for c in ("card", suit_class, size, extra_class, "top" if top else "") if c)
-    label = _("%(card)s, a top card above the ace", card=card_label(code)) if top else card_label(code)
+    label = card_name(code, top)
     return Markup(
         f'<span class="{classes}" data-card="{escape(code)}" role="img" '
         f'aria-label="{escape(label)}">{body}</span>'

@@ -1,6 +1,6 @@
 """The last deal's result (who took which penalty card, the points, agurks, who went out) and
-its final cards, drawn in Python once per deal for every viewer: "you took" is a mark for the
-seat it is about. The HTML is what the template blocks they replaced made, byte for byte.
+its final cards, drawn in Python once per deal for every viewer: "you took" and "Out: you" are
+marks for the seat they are about (a player reads "you", never their own name).
 """
 
 from __future__ import annotations
@@ -62,4 +62,6 @@ def deal_result_html(view: Mapping[str, Any], names: Sequence[str], finals: str)
 
 
 def _names(seats: Sequence[int], names: Sequence[str]) -> str:
-    return ", ".join(str(escape(names[s])) for s in seats)
+    """The seats' names, each a mark: its own player reads "you" (as in "you took")."""
+    you = markup_gettext("you")
+    return ", ".join(viewer(s, me=you, seated=names[s]) for s in seats)

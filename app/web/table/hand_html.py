@@ -19,7 +19,7 @@ from jinja2.utils import htmlsafe_json_dumps
 from markupsafe import Markup, escape
 
 from app.i18n import N_, _, current_language, ngettext, say
-from app.web.table.cards_html import card_html, card_label
+from app.web.table.cards_html import card_html, card_name
 from app.web.table.words import said
 
 IDLE, PLAYABLE, BLOCKED, CHOOSABLE = "idle", "playable", "blocked", "choosable"
@@ -52,14 +52,14 @@ def hand_buttons(hand: Iterable[Mapping[str, Any]], mode: str, version: int, top
 def _playable(lang: str, code: str, top: bool) -> tuple[str, str]:
     """A card to play now, cut where its action's table version goes."""
     sends = json.dumps({"action": f"play {code}", "do": "act"}, sort_keys=True)[:-1] + ', "v": '
-    label = _("Play %(card)s", card=card_label(code))
+    label = _("Play %(card)s", card=card_name(code, top))
     return (f'\n          <button class="cardbtn playable" data-code="{escape(code)}" hx-ws:send hx-vals=\'{_html_json(sends)}',
             f'}}\' aria-label="{escape(label)}">{card_html(code, top=top)}</button>')
 
 
 @functools.lru_cache(maxsize=4096)
 def _blocked(lang: str, code: str, top: bool, why: str | None) -> str:
-    label = card_label(code)
+    label = card_name(code, top)
     aria_why = why if why else _("not playable now")
     shown_why = why if why else _("Not playable now")
     return (f'\n          <button class="cardbtn blocked" data-code="{escape(code)}" aria-disabled="true" '
@@ -71,7 +71,7 @@ def _blocked(lang: str, code: str, top: bool, why: str | None) -> str:
 def _choosable(lang: str, code: str, top: bool, on: bool, pressed: bool, why: str | None) -> str:
     data_why = f' data-why="{escape(why)}"' if why else ""
     return (f'\n          <button class="cardbtn {"playable" if on else "blocked"}" data-code="{escape(code)}" '
-            f'aria-pressed="{"true" if pressed else "false"}" aria-label="{escape(card_label(code))}"{data_why}>'
+            f'aria-pressed="{"true" if pressed else "false"}" aria-label="{escape(card_name(code, top))}"{data_why}>'
             f'{card_html(code, top=top)}</button>')
 
 
@@ -79,7 +79,7 @@ def _choosable(lang: str, code: str, top: bool, on: bool, pressed: bool, why: st
 def _idle(lang: str, code: str, top: bool, someone_to_act: bool) -> str:
     why = _("Not your turn yet.") if someone_to_act else ""
     return (f'\n          <button class="cardbtn idle" data-code="{escape(code)}" aria-disabled="true" '
-            f'aria-label="{escape(card_label(code))}" data-why="{escape(why)}">{card_html(code, top=top)}</button>')
+            f'aria-label="{escape(card_name(code, top))}" data-why="{escape(why)}">{card_html(code, top=top)}</button>')
 
 
 def _html_json(text: str) -> str:
@@ -131,7 +131,7 @@ def hand_panel(ctx: Mapping[str, Any]) -> Markup:
     return Markup(
         f'\n  <div class="handwrap">\n    <h2 class="sr-only">{w["Your hand"]}</h2>{advice_line}'
         f'\n    <div class="hand{" many" if hand_n > 10 else ""}" role="group" aria-label="{w["Your hand"]}"'
-        f'{described} data-hand style="--n: {hand_n}"\n         {selecting}>\n      {buttons}\n    </div>'
+        f'{described} data-hand\n         {selecting}>\n      {buttons}\n    </div>'
         f'\n    <p class="whyline" aria-live="polite" data-whyline '
         f'data-not-together="{w["These cards cannot be played together now."]}"{too_many}></p>'
         f"{_actions(mode, version, hand_n, ctx.get('rassi_actions') or [])}\n  </div>\n")

@@ -21,6 +21,7 @@ from app.rooms import RoomManager
 from app.rooms.room import Refused
 from app.rooms.tokens import clean_code
 from app.rules.text import text_of
+from app.web.shared.address import client_address
 from app.web.shared.security import seat_token, set_seat_cookie
 from app.web.shared.throttle import Throttle, app_clock, throttle_of, wait_message
 from app.web.state import get_manager, get_templates
@@ -52,7 +53,7 @@ async def rejoin(request: Request, slug: str, manager: ManagerDep, templates: Te
     form = await request.form()
     code = clean_code(str(form.get("code", ""))[:40])
     throttle = rejoin_throttle(request)
-    keys = [f"addr:{request.client.host if request.client else '?'}", f"room:{slug}"]
+    keys = [f"addr:{client_address(request)}", f"room:{slug}"]
     seat = room.seat_for_code(code) if code else None
     if seat is not None and room.seat_for_token(seat_token(request, slug)) == seat:
         return RedirectResponse(f"/r/{slug}", status_code=303)  # this device holds that seat already

@@ -8,7 +8,6 @@ actions) laid over it.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from fastapi.templating import Jinja2Templates
@@ -19,7 +18,9 @@ from app.rules.cards import pretty, pretty_cards
 from app.rules.ruleset import PRESET_TITLES
 from app.web.table.cards_html import card_back, card_html, card_label
 from app.web.table.hand_html import RASSI_TEXT
+from app.web.table.house_rules import choice_label, option_help, option_label
 from app.web.table.look import Look
+from app.web.table.reactions import reaction_of
 from app.web.table.score_sheet import score_sheet_html
 from app.web.table.status_bar import PHASE_TEXT
 
@@ -39,47 +40,19 @@ RASSI_DONE = {
     "double": (N_("You doubled (×2)"), N_("%(name)s doubled (×2)")),
     "redouble": (N_("You redoubled (×4)"), N_("%(name)s redoubled (×4)")),
 }
-# The house rules' names and choices as the new-room form shows them (else the name, spaced)
-OPTION_LABEL = {
-    "target": N_("target"), "hand_sizes": N_("hand sizes"), "deal_schedule": N_("deal schedule"),
-    "exchange": N_("exchange"), "rassi": N_("rassi"), "soft_discard": N_("soft discard"),
-    "black_sevens": N_("black sevens"), "decks": N_("decks"), "play_on": N_("play on"),
-    "next_dealer": N_("next dealer"), "must_beat": N_("must beat"), "beat_equal": N_("beat equal"),
-    "eight_led_lowest": N_("eight led lowest"), "out_at": N_("out at"), "exact_clear": N_("exact clear"),
-    "game_end": N_("game end"),
-}
-CHOICE_LABEL = {
-    "cycle": N_("cycle"), "zigzag": N_("zigzag"), "reach": N_("reach"), "exceed": N_("exceed"),
-    "one_left": N_("one left"), "first_out": N_("first out"), "target": N_("target"), "left": N_("left"),
-    "loser": N_("loser"),
-}
-
-
-def option_label(name: str) -> str:
-    return _(OPTION_LABEL[name]) if name in OPTION_LABEL else name.replace("_", " ")
-
-
-def choice_label(value: str) -> str:
-    return _(CHOICE_LABEL[value]) if value in CHOICE_LABEL else value.replace("_", " ")
-
-
-def player_text(text: str) -> str:
-    """Option help for players: without the rule-book section numbers ("(§5)") meant for developers."""
-    return re.sub(r"\s*\(§[\d.]+\)", "", str(text))
-
-
 def setup_templates(templates: Jinja2Templates) -> None:
     env = templates.env
     # Templates are read once per process, with no file check on every render (a table is
     # rendered per seat on every push): a template change shows after a restart
     env.auto_reload = False
     env.globals.update(card=card_html, card_back=card_back, card_label=card_label, card_short=pretty,
-                       preset_title=PRESET_TITLE, phase_text=PHASE_TEXT, score_sheet_html=score_sheet_html)
+                       preset_title=PRESET_TITLE, phase_text=PHASE_TEXT, score_sheet_html=score_sheet_html,
+                       reaction_of=reaction_of)
     env.filters["card_label"] = card_label
-    env.filters["player_text"] = player_text
     env.filters["card_short"] = pretty
     env.filters["option_label"] = option_label
-    env.filters["choice_label"] = choice_label
+    env.filters["option_help"] = option_help
+    env.globals["choice_label"] = choice_label
 
 
 def render_block(templates: Jinja2Templates, name: str, block: str, context: dict[str, Any]) -> str:
@@ -150,7 +123,8 @@ def table_context(room: LiveRoom, seat: int | None, public: dict[str, Any]) -> d
         "hand": [],
         "legal": [],
         "my_turn": False,
-        "bot_playing_me": me is not None and room.seats[me].bot_controlled,
+        # (only while a game runs: after it, there is no seat to take back from a bot)
+        "bot_playing_me": me is not None and room.seats[me].bot_controlled and room.status == "playing",
     }
     if view is None:
         return ctx
@@ -209,8 +183,11 @@ def table_context(room: LiveRoom, seat: int | None, public: dict[str, Any]) -> d
         score_sheet=g is not None and me is not None and bool(g.deal_log),
     )
     if view.get("over"):  # what the game-over panel shows
+        by_going_out = g is not None and g.ruleset.game_end != "target"  # else by points
         ctx.update(
-            final_rows=_final_rows(view, names, me),
+            final_rows=_final_rows(view, names, me, {s: d.deal_no for d in g.deal_log for s in d.went_out}
+                                   if g is not None else {}, by_going_out),
+            by_going_out=by_going_out and bool(view.get("out")),
             ready_names=[names[i] if i < len(names) else "?" for i in sorted(room.ready)],
             i_am_ready=me is not None and me in room.ready,
             rematch_waits=[names[i] for i in room.rematch_waits_for() if i < len(names)],
@@ -229,16 +206,23 @@ def before_first_trick(view: dict[str, Any], names: list[str]) -> dict[str, Any]
                            for k in ("free", "double", "redouble") for s in rassi.get(k) or []]}
 
 
-def _final_rows(view: dict[str, Any], names: list[str], me: int | None) -> list[dict[str, Any]]:
-    """The final list: equal points share a place (two winners are both 1st, both winners)."""
+def _final_rows(view: dict[str, Any], names: list[str], me: int | None, out_in: dict[int, int],
+                by_going_out: bool) -> list[dict[str, Any]]:
+    """The final list, in the rules' order (`view["ranking"]`): when the game ends at the target,
+    by points; else the players still in (fewest points first), then those who went out, the
+    last one out first. Each row says in which deal its player went out (`out_in`: seat ->
+    deal). Rows the rules do not tell apart share a place: equal points (among the players
+    still in, when going out decides), or players who went out in the same deal."""
     ranking: list[int] = list(view.get("ranking") or [])
     scores: list[int] = list(view.get("scores") or [])
     rows: list[dict[str, Any]] = []
     for index, seat in enumerate(ranking):
-        tied = index > 0 and scores[seat] == scores[ranking[index - 1]]
+        out_deal = out_in.get(seat)
+        key = ("out", out_deal) if by_going_out and out_deal is not None else ("points", scores[seat])
+        tied = index > 0 and key == rows[-1]["key"]
         place = rows[-1]["place"] if tied else index + 1
         rows.append({"seat": seat, "name": names[seat], "points": scores[seat], "place": place,
-                     "me": seat == me})
+                     "me": seat == me, "out_deal": out_deal, "key": key})
     for row in rows:
         row["shared"] = sum(1 for r in rows if r["place"] == row["place"]) > 1
         row["winner"] = row["place"] == 1

@@ -141,9 +141,9 @@ def _count(lang: str, hand_count: int) -> Marked:
 @functools.lru_cache(maxsize=4096)
 def _points(lang: str, score: int, target: int | None) -> Marked:
     w = said(WORDS)
-    width = min(100, int(score * 100 / (target or 21)))
+    # the bar: a meter of the points towards the target (its number is said beside it)
     return Marked(f'\n        <span class="score" title="{w["Penalty points"]}">'
-                  f'\n          <span class="bar"><span style="width: {width}%"></span></span>'
+                  f'\n          <meter class="bar" min="0" max="{int(target or 21)}" value="{int(score)}" aria-hidden="true"></meter>'
                   f'\n          <b>{int(score)}</b><span class="sr-only"> {w["penalty points"]}</span>'
                   f'<span class="of">/ {escape(target)}</span>\n        </span>')
 

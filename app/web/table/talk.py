@@ -8,13 +8,13 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi.templating import Jinja2Templates
-from markupsafe import Markup, escape
 
 from app.rooms.chat import MAX_TEXT, REACT, REACTIONS, ChatLine, ChatText
 from app.rooms.room import LiveRoom
 from app.web.table.render import render_block
 
 TEMPLATE = "table/chat.html"
+REACTIONS_TEMPLATE = "table/_reactions.html"
 
 
 def line_model(line: ChatLine) -> dict[str, Any]:
@@ -54,7 +54,7 @@ def chat_context(room: LiveRoom, seat: int | None) -> dict[str, Any]:
             "is_host": me is not None and me == room.host,
             "spectators_allowed": chat.spectators_allowed,
             "others": others,
-            "reactions": REACTIONS,
+            "reactions": REACTIONS,  # drawn by `_reactions.html`
             "max_len": MAX_TEXT,
         },
     }
@@ -68,5 +68,6 @@ def render_form(templates: Jinja2Templates, room: LiveRoom, seat: int | None) ->
     return render_block(templates, TEMPLATE, "form", chat_context(room, seat))
 
 
-def render_reaction(emoji: str) -> str:
-    return str(Markup('<span class="bubble" role="img" aria-label="{0}">{0}</span>').format(escape(emoji)))
+def render_reaction(templates: Jinja2Templates, emoji: str) -> str:
+    """The bubble a quick reaction shows by its sender's seat (`_reactions.html`)."""
+    return str(templates.env.get_template(REACTIONS_TEMPLATE).module.bubble(emoji))  # type: ignore[attr-defined]

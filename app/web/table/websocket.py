@@ -21,6 +21,7 @@ from app.i18n import current_language
 from app.rooms.hub import CLOSE_WAIT, Connection
 from app.rooms.room import MAX_FRAME, LiveRoom
 from app.rooms.tokens import hash_token
+from app.web.shared.address import client_address
 from app.web.shared.memory import MemoryReturn
 from app.web.shared.security import origin_allowed, seat_token
 from app.web.shared.ws_budgets import ConnectionCaps, MessageBudget
@@ -121,7 +122,7 @@ async def room_socket(websocket: WebSocket, slug: str) -> None:
         await websocket.close(code=1008, reason="no such room")
         return
     caps = caps_of(websocket.app)
-    address = websocket.client.host if websocket.client else "unknown"
+    address = client_address(websocket)
     refused = caps.acquire(room.id, address)
     if refused is not None:
         await websocket.accept()

@@ -1,7 +1,7 @@
 """waiting rooms nobody comes back to: rooms.seen_at (None: never swept)
 
-Revision ID: 0008_room_seen
-Revises: 0007_chat
+Revision ID: 0010_room_seen
+Revises: 0009_table_phones
 Create Date: 2026-12-04
 
 A waiting room made before this revision counts as seen now, so it gets the whole idle time
@@ -17,8 +17,8 @@ from datetime import UTC, datetime
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0008_room_seen"
-down_revision = "0007_chat"
+revision = "0010_room_seen"
+down_revision = "0009_table_phones"
 branch_labels = None
 depends_on = None
 

@@ -1,0 +1,167 @@
+"""Every page of a game on a 360 px phone, in a real browser: never wider than the screen (after
+every push too), nothing the Content-Security-Policy blocks, no serious or critical axe-core
+finding (tests/e2e/page_checks.py). The walk: the home page with its house rules open, the
+rules pages, a page that is not there, a room's lobby (the host's and a visitor's), a whole
+game played by clicking (table talk, a reaction, the score sheet and "Use another device" open
+on the way), the game's end for the player and for a spectator, and the replay.
+
+Screenshots (GURKA_SHOTS): the game-over panel and the reactions on a 390 px phone."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.clicking import move
+from tests.e2e.page_checks import Checks
+from tests.waiting import wait_page, wait_selector, wait_version_above, watch_page
+
+pytestmark = pytest.mark.e2e
+
+PHONE = {"viewport": {"width": 360, "height": 740}, "is_mobile": True, "has_touch": True}
+SHOT_PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2, "is_mobile": True,
+              "has_touch": True}
+PRESETS = ("gurka-night", "gurka-is", "vidivellir", "kurkku", "rassi")
+
+
+def play_to_the_end(page, checks: Checks, *, limit: float = 180.0) -> None:  # type: ignore[no-untyped-def]
+    """Play this seat by clicking until the game is over, looking at the page (axe included) at
+    the first turn and once a deal has ended; the width is watched after every push."""
+    deadline = time.monotonic() + limit
+    looked_at_turn = looked_at_deal_end = False
+    while not page.locator(".gameover").count():
+        assert time.monotonic() < deadline, "the game did not end"
+        version = int(page.locator("#table").get_attribute("data-version") or "0")
+        if not looked_at_deal_end and page.locator(".dealend").count():
+            checks.look(page, "a game, after a deal ended")
+            looked_at_deal_end = True
+        if page.locator("#table").get_attribute("data-mode") in ("play", "select") and not looked_at_turn:
+            checks.look(page, "a game, at my turn")
+            looked_at_turn = True
+        if move(page):
+            # the push after my move (a refused click is tried again with the fresh table)
+            wait_page(page, "v => +document.getElementById('table').dataset.version > v"
+                            " || !!document.querySelector('#notice .toast')", version,
+                      what="the table after my move")
+        else:
+            wait_version_above(page, version, timeout=20)
+
+
+@pytest.mark.parametrize("locale", ["en-GB", "fi-FI"])  # English, and the longest words
+def test_every_page_of_a_game_fits_a_phone_breaks_no_policy_and_passes_axe(
+    server: str, browser, shots: Path, locale: str  # type: ignore[no-untyped-def]
+) -> None:
+    checks = Checks()
+    host_ctx = checks.watch(browser.new_context(**PHONE, locale=locale))
+    guest_ctx = checks.watch(browser.new_context(**PHONE, locale=locale))
+    try:
+        page = watch_page(host_ctx.new_page())
+        checks.visit(page, server + "/", "the home page")
+        page.locator("#options summary").click()
+        checks.look(page, "the home page, house rules open")
+        for preset in PRESETS[1:]:  # each preset's house rules (swapped in by htmx)
+            page.eval_on_selector("#options", "el => el.dataset.old = '1'")
+            page.select_option("#preset", preset)
+            wait_selector(page, f'#options:not([data-old]) a[href="/rules/{preset}"]', what=f"{preset}'s options")
+            page.locator("#options summary").click()
+            checks.look(page, f"the home page, {preset}'s house rules open")
+        checks.visit(page, server + "/rules/", "the rules index")
+        for preset in PRESETS:
+            checks.visit(page, f"{server}/rules/{preset}", f"the rules of {preset}")
+        checks.visit(page, server + "/r/no-such-room", "a room that is not there")
+
+        # a room: Anna and a bot, one seat free; Anna's target low for a short game
+        page.goto(server + "/")
+        page.fill("#name", "Anna")
+        page.select_option("#seats", "3")
+        page.select_option("#bots", "1")
+        page.locator("#options summary").click()
+        page.fill("#opt_target", "8")
+        page.click("button[type=submit]")
+        page.wait_for_url("**/r/*")
+        wait_selector(page, ".seat.me .dot.on", what="the host's socket")
+        checks.look(page, "the lobby, as its host")
+        room = page.url
+        guest = watch_page(guest_ctx.new_page())
+        checks.visit(guest, room, "the lobby, as a visitor (the join form)")
+        page.locator("[data-key=add-bot]").click()
+        wait_selector(guest, ".lobby:not(:has(#join-name))", what="the visitor sees the table full")
+        checks.look(guest, "the lobby, full, as a visitor")
+        page.locator("[data-key=start]").click()
+        wait_selector(page, ".hand .cardbtn", what="the first deal")
+
+        # table talk: a message and a reaction (the bubble by the seat), the rejoin panel open
+        page.fill("#chat-text", "Hello <b>table</b> — good luck!")
+        page.locator("#chat-form button[type=submit]").click()
+        wait_selector(page, "#chat-log .chatline", what="the message in the chat log")
+        page.locator(".reactbtn").nth(4).click()
+        wait_selector(page, ".seat.me .reaction .bubble", what="the reaction by my seat")
+        page.locator("#rejoin summary").click()
+        checks.look(page, "a game, chat, a reaction and the rejoin panel")
+        checks.look(guest, "a game, as a spectator")
+
+        play_to_the_end(page, checks)
+        wait_selector(page, ".gameover", what="the game-over panel")
+        page.locator(".scoresheet summary").click()
+        checks.look(page, "the game over, score sheet open")
+        wait_selector(guest, ".gameover", what="the spectator's game over")
+        checks.look(guest, "the game over, as a spectator")
+
+        page.locator(".gameover a[href$='/replay']").click()
+        page.wait_for_load_state("load")
+        checks.look(page, "the replay, first step")
+        page.locator("[data-nav=last]").click()
+        page.wait_for_load_state("load")
+        checks.look(page, "the replay, last step")
+
+        # the game over and the reactions on a 390 px phone, to look at
+        shot_ctx = browser.new_context(**SHOT_PHONE, locale=locale)
+        try:
+            cookies = host_ctx.cookies()
+            shot_ctx.add_cookies(cookies)
+            shot = shot_ctx.new_page()
+            shot.goto(room)
+            wait_selector(shot, ".gameover", what="the game over on the 390 px phone")
+            assert shot.evaluate("document.documentElement.scrollWidth") <= 390
+            shot.locator(".gameover").screenshot(path=str(shots / f"gameover-390-{locale}.png"))
+            shot.screenshot(path=str(shots / f"gameover-390-page-{locale}.png"), full_page=True)
+            shot.locator("#chat").screenshot(path=str(shots / f"reactions-390-{locale}.png"))
+        finally:
+            shot_ctx.close()
+    finally:
+        host_ctx.close()
+        guest_ctx.close()
+    checks.assert_clean()
+
+
+def test_the_checks_see_a_wide_page_a_blocked_style_and_an_axe_finding(server: str, browser) -> None:  # type: ignore[no-untyped-def]
+    """The walk above passes because the pages are right, not because the checks are blind: an
+    element wider than the phone, an inline style attribute (the CSP refuses it) and an image
+    without a text alternative are each reported."""
+    checks = Checks()
+    ctx = checks.watch(browser.new_context(**PHONE))
+    try:
+        page = ctx.new_page()
+        checks.visit(page, server + "/", "the home page")
+        assert checks.findings == []
+        page.evaluate("""() => {
+          const main = document.querySelector('main');
+          main.insertAdjacentHTML('beforeend', '<div style="color: red">styled</div><img src="/static/none.png">');
+          const wide = document.createElement('div');
+          wide.className = 'too-wide';
+          wide.textContent = 'x'.repeat(200);
+          main.append(wide);
+        }""")
+        wait_page(page, "() => window.__pageChecks.csp.length > 0", what="the CSP's report of the style")
+        checks.look(page, "the home page, spoilt")
+    finally:
+        ctx.close()
+    found = "\n".join(checks.findings)
+    assert "the home page, spoilt" in found and "px wide on a 360 px screen" in found, found
+    assert "div.too-wide" in found, found
+    assert "Content-Security-Policy: style-src-attr blocked inline" in found, found
+    assert "axe critical image-alt" in found, found
+    with pytest.raises(AssertionError, match="finding"):
+        checks.assert_clean()
