@@ -17,6 +17,7 @@ from app.rooms.manager import MAX_TURN_SECONDS, MIN_TURN_SECONDS
 from app.rooms.room import LiveRoom, Refused
 from app.rooms.state import DEFAULT_TURN_SECONDS
 from app.rules.text import Text, text_of
+from app.web.shared.address import client_address
 from app.web.shared.errors import error_page
 from app.web.shared.security import seat_token, set_seat_cookie
 from app.web.shared.throttle import app_clock, wait_message
@@ -91,7 +92,7 @@ def _too_many_rooms(full: Full) -> str:
 async def create_room(request: Request) -> Response:
     # The limits first, and a small page when they are reached, so a flood of refusals costs
     # little: no form read, and no dependencies (FastAPI runs a plain-def dependency in a thread).
-    limits, address = new_rooms(request), request.client.host if request.client else "unknown"
+    limits, address = new_rooms(request), client_address(request)
     full = limits.take(address)
     if full is not None:
         return error_page(request, 429, _too_many_rooms(full), {"Retry-After": str(max(1, math.ceil(full.wait)))})
