@@ -198,9 +198,8 @@ def test_every_club_and_night_page_fits_a_phone_breaks_no_policy_and_passes_axe(
 
         # the elder lets bots play the absent seats; the member plays the game to its end
         elder.goto(night)
-        for i in range(elder.locator("form[action*='/bots/'] button").count()):
-            elder.locator("form[action*='/bots/'] button").nth(i).click()
-            elder.wait_for_load_state("load")
+        elder.locator("#bots-switch button[aria-pressed=false]").click()  # once for the whole night
+        wait_selector(elder, "#bots-switch button[aria-pressed=true]", what="bots for the absent on")
         checks.look(elder, "the night live, its tables playing")
         play_club_table(member, checks)
         wait_selector(member, ".club-panel .club-next button", what="Next: … — Play", timeout=60)
