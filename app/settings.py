@@ -69,6 +69,17 @@ class Settings(BaseSettings):
     ws_spectator_messages: int = Field(
         default=50, ge=1, description="Messages a spectator's socket may send per 20 seconds."
     )
+    new_rooms_per_address: int = Field(
+        default=10, ge=1, description="Rooms one address may make per 10 minutes (more: 429, try again later)."
+    )
+    new_rooms_total: int = Field(
+        default=200, ge=1, description="Rooms all addresses together may make per 10 minutes."
+    )
+    lobby_idle_minutes: float = Field(
+        default=60, ge=0,
+        description="A room that never started and that nobody has had open for this long is deleted "
+        "(0: never). Club tables never are.",
+    )
     host: str = Field(default="127.0.0.1", description="Address `gurka serve` listens on.")
     port: int = Field(default=8000, description="Port `gurka serve` listens on.")
 

@@ -121,6 +121,18 @@ class Database:
             self._admin(f'DROP DATABASE IF EXISTS "{self.db_name}" WITH (FORCE)')
 
 
+def log_config(workdir: Path) -> Path:
+    """uvicorn's own lines as it logs them by default, and the app's ("gurka.*") from INFO on: a
+    finding may wait for what the server says it did (a slow reader dropped)."""
+    path = workdir / "logging.json"
+    plain = {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}
+    out = {"class": "logging.StreamHandler", "formatter": "plain", "stream": "ext://sys.stderr"}
+    loggers = {name: {"handlers": ["out"], "level": "INFO", "propagate": False} for name in ("uvicorn", "gurka")}
+    path.write_text(json.dumps({"version": 1, "disable_existing_loggers": False, "formatters": {"plain": plain},
+                                "handlers": {"out": out}, "loggers": loggers}))
+    return path
+
+
 def start_app(workdir: Path, database_url: str, env_extra: dict[str, str] | None = None) -> Server:
     port = free_port()
     env = dict(os.environ)
@@ -135,7 +147,8 @@ def start_app(workdir: Path, database_url: str, env_extra: dict[str, str] | None
     argv = [sys.executable, "-m", "uvicorn", "app.main:create_app", "--factory", "--host", "127.0.0.1",
             "--port", str(port), "--ws", "websockets-sansio", "--ws-per-message-deflate", "false",
             "--ws-max-size", "65536", "--proxy-headers", "--forwarded-allow-ips", "127.0.0.1",
-            "--no-access-log", "--backlog", "4096", "--timeout-graceful-shutdown", "5"]
+            "--no-access-log", "--backlog", "4096", "--timeout-graceful-shutdown", "5",
+            "--log-config", str(log_config(workdir))]
     server = Server(argv, env, f"http://127.0.0.1:{port}", workdir / "server.log")
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -707,6 +720,214 @@ async def headers(run: Run, result: Result) -> Result:
     return result
 
 
+# ---------------------------------------------------------------------------- issue 24: throttles that hold
+
+
+def the_app() -> None:
+    """The app's own modules importable here (a finding computes what an attacker could compute)."""
+    if str(ROOT) not in sys.path:
+        sys.path.insert(1, str(ROOT))
+
+
+async def reset_trick(run: Run, result: Result, seconds: float = 20.0) -> Result:
+    the_app()
+    from app.rooms.tokens import CODE_ALPHABET, CODE_LENGTH, rejoin_code
+    from app.web.table.rejoin import TRIES_FREE
+
+    start = run.log_size()
+    room = await run.new_room(bots=0, seats=3)
+    mallory, victim = run.client(), run.client()
+    joined = await mallory.post(f"/r/{room.slug}/join", data={"name": "Mallory"})
+    await victim.post(f"/r/{room.slug}/join", data={"name": "Vic"})
+    token = mallory.cookies.get(f"gurka_seat_{room.slug}") or ""
+    if joined.status_code != 303 or not token:
+        raise RuntimeError(f"Mallory could not sit down: {joined.status_code}")
+    counts = {"wrong": 0, "own": 0, "refused": 0}
+    through, n, ends = 0, 0, time.monotonic() + seconds
+    while time.monotonic() < ends:
+        n += 1
+        own = through % 5 == 4  # every fifth try that gets through: its own seat's (computable) code
+        code = rejoin_code(token) if own else "".join(CODE_ALPHABET[(n * 7 + i) % len(CODE_ALPHABET)]
+                                                      for i in range(CODE_LENGTH))
+        mallory.cookies.clear()  # as a device without the seat: a real move each time
+        answer = await mallory.post(f"/r/{room.slug}/rejoin", data={"code": code})
+        if answer.status_code == 303:
+            counts["own"] += 1
+            token = mallory.cookies.get(f"gurka_seat_{room.slug}") or token
+        elif answer.status_code == 400:
+            counts["wrong"] += 1
+        elif answer.status_code == 429:
+            counts["refused"] += 1
+        through += answer.status_code != 429
+    waits, slots = 2.0, 0  # free tries at once, then one after 2, 4, 8, ... s of waiting
+    while waits <= seconds:
+        slots, waits = slots + 1, waits + 2.0 * 2 ** (slots + 1)
+    allowed = TRIES_FREE + slots
+    tracebacks = run.tracebacks_since(start)
+    result.done = (f"a seated player tries rejoin codes of the other seats for {seconds:.0f} s from one address, "
+                   f"typing its own seat's code (from its own token) every fifth try that got through ({n} tries)")
+    result.observed = (f"{counts['wrong']} wrong codes evaluated (the throttle allows {allowed} in {seconds:.0f} s "
+                       f"without the trick; the issue saw 1,782 in 20 s), {counts['own']} moves of its own seat, "
+                       f"{counts['refused']} tries refused with 429; {tracebacks} tracebacks")
+    result.verdict = "PASS" if counts["wrong"] <= allowed and counts["refused"] > 0 and tracebacks == 0 else "FAIL"
+    return result
+
+
+async def room_flood(run: Run, result: Result, seconds: float = 8.0) -> Result:
+    the_app()
+    import room_flood as bench  # bench/room_flood.py: the measured room, the flood
+
+    from app.settings import Settings
+
+    start = run.log_size()
+    per_address = Settings.model_fields["new_rooms_per_address"].default
+    slug, cookie = await bench.measured_room(run.url)
+    loop = asyncio.get_running_loop()
+    async with bench.open_player(run.url, slug, cookie) as ws:
+        player = bench.Player(ws)
+        await player.next_table()
+        await ws.send(json.dumps({"do": "start", "v": player.version}))
+        await player.next_table()
+        pace = 0.21  # a person's message budget: 100 per 20 s
+        quiet = await player.play(seconds, pace)
+        with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+            await loop.run_in_executor(pool, int, "0")  # the process is up before the clock starts
+            flooding = loop.run_in_executor(pool, bench.flood, run.url, seconds, 8, 1)
+            during = await player.play(seconds, pace)
+            statuses = await flooding
+    again = await run.client(headers={"X-Forwarded-For": "10.66.0.1"}).post(
+        "/rooms", data={"name": "Flood", **bench.FLOOD_FORM})
+    said = alert_text(again.text)
+    made, refused = statuses.get(303, 0), statuses.get(429, 0)
+    tracebacks = run.tracebacks_since(start)
+    result.done = (f"8 clients of one visitor POST /rooms (7 seats, 6 bots) as fast as answered for {seconds:.0f} s, "
+                   f"while the host of another room plays a move every {pace} s; {seconds:.0f} s of moves before")
+    result.observed = (f"rooms made {made} (the limit is {per_address} per 10 minutes; the issue saw 1,482 a minute), "
+                       f"refused {refused}, other answers {sum(statuses.values()) - made - refused}; the next one: "
+                       f"{again.status_code} '{short(said, 70)}' Retry-After {again.headers.get('retry-after')}; "
+                       f"the other room's moves quiet p50 {pct(quiet, 50):.1f} p99 {pct(quiet, 99):.1f} ms "
+                       f"({len(quiet)}), flooded p50 {pct(during, 50):.1f} p99 {pct(during, 99):.1f} ms ({len(during)}; "
+                       f"the issue saw 5.9 -> 65.5 ms); {tracebacks} tracebacks")
+    ok = (made <= per_address and refused > 0 and again.status_code == 429 and "try again" in said
+          and len(during) > 0 and tracebacks == 0)
+    result.verdict = "PASS" if ok else "FAIL"
+    return result
+
+
+def stalled_socket(url: str, path: str, address: str) -> socket.socket:
+    """A websocket that completes its handshake and then reads nothing (a phone in a tunnel): a
+    small receive buffer, so the server feels it soon."""
+    import base64
+
+    parts = urlsplit(url)
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.settimeout(10)
+    sock.connect((parts.hostname or "127.0.0.1", parts.port or 80))
+    key = base64.b64encode(os.urandom(16)).decode()
+    sock.sendall((f"GET {path} HTTP/1.1\r\nHost: {parts.netloc}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                  f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\nOrigin: {url}\r\n"
+                  f"X-Forwarded-For: {address}\r\n\r\n").encode())
+    head = b""
+    while b"\r\n\r\n" not in head:
+        chunk = sock.recv(1)  # byte by byte: every frame after the headers stays unread
+        if not chunk:
+            raise ConnectionError("closed during the handshake")
+        head += chunk
+    if not head.startswith(b"HTTP/1.1 101"):
+        raise ConnectionError(head.split(b"\r\n", 1)[0].decode(errors="replace"))
+    return sock
+
+
+def close_frame(sock: socket.socket) -> tuple[int, str] | None:
+    """Read to the end: the close frame's code and reason after the frames left unread (None: the
+    connection ended without one)."""
+    buf = b""
+    while True:
+        while len(buf) >= 2:
+            opcode, size, at = buf[0] & 0x0F, buf[1] & 0x7F, 2
+            if size >= 126:
+                width = 2 if size == 126 else 8
+                if len(buf) < 2 + width:
+                    break
+                size, at = int.from_bytes(buf[2:2 + width], "big"), 2 + width
+            if len(buf) < at + size:
+                break
+            payload, buf = buf[at:at + size], buf[at + size:]
+            if opcode == 0x8:
+                return int.from_bytes(payload[:2], "big"), payload[2:].decode(errors="replace")
+        chunk = sock.recv(1 << 16)
+        if not chunk:
+            return None
+        buf += chunk
+
+
+async def close_code(run: Run, result: Result, limit: float = 60.0) -> Result:
+    the_app()
+    import room_flood as bench
+
+    start = run.log_size()
+    room = await run.new_room(bots=2)
+    stuck = await asyncio.to_thread(stalled_socket, run.url, f"/r/{room.slug}/ws", run.address())
+    dropped = False
+    moves = 0
+    try:
+        async with run.socket(room, cookie=room.cookie) as ws:
+            player = bench.Player(ws)
+            await player.next_table()
+            await ws.send(json.dumps({"do": "start", "v": player.version}))
+            await player.next_table()
+            ends = time.monotonic() + limit
+            while time.monotonic() < ends and not dropped:
+                moves += len(await player.play(0.5, 0.21))
+                with run.server.log.open("rb") as log:
+                    log.seek(start)
+                    dropped = b"dropping slow connection" in log.read()
+        closed = await asyncio.to_thread(close_frame, stuck) if dropped else None  # it reads again, at once
+    finally:
+        stuck.close()
+    tracebacks = run.tracebacks_since(start)
+    result.done = (f"a spectator's socket stops reading while the host plays ({moves} moves); once the server "
+                   "says it dropped the reader, the socket reads again to its end")
+    said = f"close {closed[0]} '{closed[1]}'" if closed else "no close frame"
+    result.observed = (f"dropped: {'yes' if dropped else 'NO'}; {said} (the issue saw 1000 and no reason, which "
+                       f"a page does not reconnect on); {tracebacks} tracebacks")
+    ok = dropped and closed is not None and closed[0] == 1013 and bool(closed[1]) and tracebacks == 0
+    result.verdict = "PASS" if ok else "FAIL"
+    return result
+
+
+HUGE = [str(2**64), str(2**31), "9" * 30]
+
+
+async def huge_ids(run: Run, result: Result) -> Result:
+    start = run.log_size()
+    club = await run.the_club()
+    elder, night = club.elder, club.night_id
+    page = (await elder.get(f"/club/nights/{night}")).text
+    result_id = re.search(rf"/club/nights/{night}/results/(\d+)/correct", page)
+    csrf = csrf_of((await elder.get("/club/members")).text)
+    answers: list[tuple[str, int]] = []
+    for huge in HUGE:
+        for path in (f"/club/nights/{huge}", f"/club/nights/{huge}/live", f"/club/nights/{huge}/fresh",
+                     f"/club/nights/{night}/results/{huge}/correct",
+                     f"/club/nights/{huge}/results/{result_id.group(1) if result_id else 1}/correct"):
+            answers.append((f"GET {path}", (await run.client().get(path)).status_code))
+        for path in (f"/club/members/{huge}", f"/club/members/{huge}/link", f"/club/beer/{huge}/settle",
+                     f"/club/beer/{huge}/waive", f"/club/nights/{huge}/results", f"/club/nights/{huge}/delete"):
+            answers.append((f"POST {path}", (await elder.post(path, data={"csrf": csrf})).status_code))
+    tracebacks = run.tracebacks_since(start)
+    codes: dict[int, int] = {}
+    for _, status in answers:
+        codes[status] = codes.get(status, 0) + 1
+    result.done = (f"{len(answers)} requests: GET night, live, fresh and correction pages and POST member, link, "
+                   f"beer and night forms (as an elder, CSRF valid) with ids {', '.join(h[:12] + '…' if len(h) > 12 else h for h in HUGE)}")
+    result.observed = (", ".join(f"{n}×{s}" for s, n in sorted(codes.items()))
+                       + f" (the issue saw 500 with a traceback); {tracebacks} tracebacks")
+    result.verdict = "PASS" if set(codes) == {404} and tracebacks == 0 else "FAIL"
+    return result
+
+
 LOOK_ALIKES = [
     ("Anna", "Ａｎｎａ", "fullwidth"),
     ("Anna", "\u0410nna", "Cyrillic А"),
@@ -904,6 +1125,13 @@ FINDINGS = [
             churn),
     Finding("headers", "cross-site POSTs, websocket Origin ignoring scheme/port, missing CSP and frame headers",
             headers),
+    Finding("reset-trick", "issue 24: typing one's own rejoin code every fifth try reset the throttle "
+            "(1,782 wrong codes in 20 s, 8 without)", reset_trick),
+    Finding("room-flood", "issue 24: room creation unthrottled (1,482 rooms a minute from one visitor; "
+            "another room's move p99 5.9 -> 65.5 ms)", room_flood),
+    Finding("close-code", "issue 24: a slow reader was closed with 1000 and no reason, not 1013", close_code),
+    Finding("huge-ids", "issue 24: ids past the database's range (/club/nights/18446744073709551616) "
+            "answered 500 with a traceback", huge_ids),
     Finding("names", "look-alike names beside Anna, Bo, José (at a table and as club members)",
             names),
     Finding("spectators", "300 never-reading spectators held 36 MB that was not freed",

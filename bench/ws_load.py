@@ -221,6 +221,8 @@ def start_app(workdir: Path, database_url: str | None = None, tag: str = "app",
             # every simulated player comes from 127.0.0.1: lift the per-address caps
             "WS_PER_ADDRESS": "100000",
             "WS_CONNECTS_PER_ADDRESS": "100000",
+            "NEW_ROOMS_PER_ADDRESS": "100000",
+            "NEW_ROOMS_TOTAL": "100000",
             **(env_extra or {}),
         }
     )

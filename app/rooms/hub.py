@@ -10,7 +10,10 @@ on. What a slow reader costs stays small and ends when it goes:
   `send_stall` seconds (the client stopped reading), is dropped, so a phone in a tunnel can never
   stall the table or pile up frames for everybody else;
 - a dropped connection lets go of its queue at once, gets `close_wait` seconds to take its close
-  frame, and sets `gone`, so the socket's handler stops serving it.
+  frame, and sets `gone`, so the socket's handler stops serving it. A slow reader is closed with
+  1013 ("try again later") and a reason, the code a browser reconnects on; the connection keeps
+  that code and reason (`close_code`, `close_reason`), so the handler's own close, which may
+  reach the socket first, says the same.
 """
 
 from __future__ import annotations
@@ -32,6 +35,8 @@ CLOSE_WAIT = 2.0  # seconds a dropped reader gets to take its close frame
 TABLE_FRAME = '{"kind": "table"'  # how a full table frame begins (`RoomPublishing.table_frame`)
 PRESENCE_FRAME = '{"kind": "presence"'  # the seats' presence marks (`RoomPublishing.presence_frame`)
 SUPERSEDING = (TABLE_FRAME, PRESENCE_FRAME)  # a table replaces both; presence marks replace marks
+TOO_SLOW = 1013  # "try again later": the close code for a reader that fell behind
+TOO_SLOW_REASON = "fell behind the table: reconnect for the whole table"
 _ids = itertools.count(1)
 
 
@@ -41,7 +46,7 @@ class Connection:
     def __init__(
         self,
         send: Callable[[str], Awaitable[Any]],
-        close: Callable[[int], Awaitable[Any]],
+        close: Callable[[int, str], Awaitable[Any]],
         *,
         token_hash: str | None,
         queue_size: int = QUEUE_SIZE,
@@ -60,6 +65,7 @@ class Connection:
         self.send_stall = send_stall
         self.clock = clock
         self.closed = False
+        self.close_code, self.close_reason = 1000, ""  # how the socket is to be closed
         self.gone = asyncio.Event()  # set once dropped or stopped
         self.connected_at = time.monotonic()
         self._ready = asyncio.Event()
@@ -77,43 +83,44 @@ class Connection:
         if started is not None and self.clock() - started > self.send_stall:
             log.info("dropping slow connection %s (seat %s): one frame took over %.0f s",
                      self.id, self.seat, self.send_stall)
-            self.drop(code=1013)
+            self.drop(code=TOO_SLOW, reason=TOO_SLOW_REASON)
             return False
         if self.queue and frame.startswith(SUPERSEDING):
             gone = SUPERSEDING if frame.startswith(TABLE_FRAME) else PRESENCE_FRAME
             self.queue = deque(f for f in self.queue if not f.startswith(gone))
         if len(self.queue) >= self.queue_size:
             log.info("dropping slow connection %s (seat %s)", self.id, self.seat)
-            self.drop(code=1013)
+            self.drop(code=TOO_SLOW, reason=TOO_SLOW_REASON)
             return False
         self.queue.append(frame)
         self._ready.set()
         return True
 
-    def drop(self, *, code: int = 1000) -> None:
+    def drop(self, *, code: int = 1000, reason: str = "") -> None:
         if self.closed:
             return
+        self.close_code, self.close_reason = code, reason
         self._let_go()
         if self._task is not None:
             self._task.cancel()
             self._task = None  # a cancelled task keeps its traceback: no cycle back to us
         with contextlib.suppress(RuntimeError):
-            asyncio.get_running_loop().create_task(self._safe_close(code))
+            asyncio.get_running_loop().create_task(self._safe_close(code, reason))
 
     def _let_go(self) -> None:
         self.closed = True
         self.queue.clear()
         self.gone.set()
 
-    async def _safe_close(self, code: int) -> None:
+    async def _safe_close(self, code: int, reason: str) -> None:
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._close_quietly(code), CLOSE_WAIT)
+            await asyncio.wait_for(self._close_quietly(code, reason), CLOSE_WAIT)
 
-    async def _close_quietly(self, code: int) -> None:
+    async def _close_quietly(self, code: int, reason: str) -> None:
         """The socket's own close; its failure ends here (a failed task would hold its traceback,
         and with it this connection, until a full garbage collection)."""
         with contextlib.suppress(Exception):  # the socket is gone already
-            await self._close(code)
+            await self._close(code, reason)
 
     async def _writer(self) -> None:
         try:

@@ -15,6 +15,7 @@ from app.rooms import engine as rules_engine
 from app.rooms.chat import ChatLine
 from app.rooms.clock import Clock, SystemClock
 from app.rooms.commits import CommitWriter
+from app.rooms.lobby_sweep import LobbySweep, moment
 from app.rooms.room import BOT_NAMES, MAX_NAME, Event, LiveRoom, Refused, Seat, clean_name
 from app.rooms.state import DEFAULT_TURN_SECONDS
 from app.rooms.sync import RoomSync, load_room, read_room
@@ -55,6 +56,7 @@ class RoomManager:
         render_chat: ChatRenderer | None = None,
         render_chat_form: ChatFormRenderer | None = None,
         render_reaction: ReactionRenderer | None = None,
+        lobby_idle: float = 0.0,
     ) -> None:
         self.db = db
         self.bot_delay = bot_delay
@@ -73,6 +75,9 @@ class RoomManager:
         self.game_over_observers: list[GameOverObserver] = []
         self.sync: RoomSync | None = None  # on Postgres: follows other processes
         self.writer = CommitWriter(db)  # every room change is written by its thread, off the loop
+        # waiting rooms nobody has had open for `lobby_idle` seconds are deleted (0: never)
+        self.lobby_sweep = LobbySweep(self, idle=lobby_idle) if lobby_idle > 0 else None
+        self._sweeping: asyncio.Task[None] | None = None
 
     # ------------------------------------------------------------------ life cycle
 
@@ -86,6 +91,8 @@ class RoomManager:
         for room in self.rooms.values():
             room.schedule_bot()
             room.arm()  # timers re-armed from the stored facts (a deadline, a pending deal)
+        if self.lobby_sweep is not None and self._sweeping is None:
+            self._sweeping = asyncio.get_running_loop().create_task(self.lobby_sweep.run(), name="lobby-sweep")
 
     def load(self) -> None:
         """Bring every stored room back, exactly as its event log says."""
@@ -109,6 +116,10 @@ class RoomManager:
         log.info("rooms: %d brought back", len(self.rooms))
 
     async def stop(self) -> None:
+        if self._sweeping is not None:
+            self._sweeping.cancel()
+            await asyncio.gather(self._sweeping, return_exceptions=True)
+            self._sweeping = None
         if self.sync is not None:
             await self.sync.stop()
             self.sync = None
@@ -295,12 +306,15 @@ class RoomManager:
         created += [(s.seat, "join" if not s.is_bot else "bot", {"seat": s.seat, "name": s.name})
                     for s in seat_rows]
 
+        seen_at = None if table else moment(self.clock.now())  # a club table is never swept
+
         def store_room() -> tuple[str, int]:
             with session_scope(self.db) as session:
                 slug = new_slug()
                 while store.get_room(session, slug=slug) is not None:
                     slug = new_slug()
-                row = store.create_room(session, slug=slug, preset=preset, options=options, seats=seats, host=0)
+                row = store.create_room(session, slug=slug, preset=preset, options=options, seats=seats, host=0,
+                                        seen_at=seen_at)
                 assert row.id is not None
                 store.record_events(session, room_id=row.id, seen_version=0, events=created, status="lobby",
                                     seats=[s.row() for s in seat_rows])

@@ -1,7 +1,8 @@
 """Rooms, their seats and their event log: tables and keyword-only queries.
 
 A room's game is rebuilt from its events; the seats table holds who sits where and the
-hash of each seat's secret token (never the token itself).
+hash of each seat's secret token (never the token itself). A waiting room's `seen_at` says when
+someone last had it open (`app.rooms.lobby_sweep`); a club table's is None: never swept.
 """
 
 from __future__ import annotations
@@ -9,9 +10,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, Column, UniqueConstraint
+from sqlalchemy import JSON, Column, DateTime, UniqueConstraint, delete, update
 from sqlmodel import Field, Session, SQLModel, col, select
 
+from app.store.chat import RoomChat
 from app.store.room_writes import CommitJob, Event, VersionConflict, write_jobs
 
 
@@ -31,6 +33,8 @@ class Room(SQLModel, table=True):
     version: int = Field(default=0)
     host: int = Field(default=0)  # seat of the host
     created_at: datetime = Field(default_factory=_now)
+    # a waiting room's last sign of life: made, or someone had its page open (None: never swept)
+    seen_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True), index=True))
 
 
 class RoomSeat(SQLModel, table=True):
@@ -65,9 +69,10 @@ class RoomEvent(SQLModel, table=True):
 
 
 def create_room(
-    session: Session, *, slug: str, preset: str, options: dict[str, Any], seats: int, host: int = 0
+    session: Session, *, slug: str, preset: str, options: dict[str, Any], seats: int, host: int = 0,
+    seen_at: datetime | None = None,
 ) -> Room:
-    room = Room(slug=slug, preset=preset, options=options, seats=seats, host=host)
+    room = Room(slug=slug, preset=preset, options=options, seats=seats, host=host, seen_at=seen_at)
     session.add(room)
     session.flush()
     return room
@@ -125,3 +130,38 @@ def record_events(
     if isinstance(outcome, VersionConflict):
         raise outcome
     return outcome
+
+
+# ---------------------------------------------------------------- waiting rooms nobody comes back to
+
+
+def touch_rooms(session: Session, *, room_ids: list[int], at: datetime) -> None:
+    """Someone has these waiting rooms open now (rooms never swept stay so)."""
+    if room_ids:
+        session.execute(update(Room).where(col(Room.id).in_(room_ids), col(Room.seen_at).is_not(None))
+                        .values(seen_at=at))
+
+
+def delete_idle_lobbies(session: Session, *, before: datetime, limit: int = 500) -> list[int]:
+    """Delete the rooms that never started and that nobody has had open since `before` (club
+    tables never: their `seen_at` is None), with their seats, events and talk; their ids.
+
+    The first statement claims the rooms (a write: on Postgres it locks their rows, on SQLite
+    the database), so a change committed to one of them meanwhile waits, then finds it gone."""
+    idle = (col(Room.status) == "lobby", col(Room.seen_at) < before)
+    oldest = select(Room.id).where(*idle).order_by(col(Room.id)).limit(limit)
+    claimed = session.execute(update(Room).where(col(Room.id).in_(oldest), *idle).values(status="closing")
+                              .returning(col(Room.id)))
+    ids = sorted(int(i) for i in claimed.scalars())
+    if ids:
+        for table in (RoomChat, RoomEvent, RoomSeat):
+            session.execute(delete(table).where(col(table.room_id).in_(ids)))
+        session.execute(delete(Room).where(col(Room.id).in_(ids)))
+    return ids
+
+
+def stored_room_ids(session: Session, *, room_ids: list[int]) -> set[int]:
+    """Which of these rooms are still stored."""
+    if not room_ids:
+        return set()
+    return {i for i in session.exec(select(col(Room.id)).where(col(Room.id).in_(room_ids))) if i is not None}

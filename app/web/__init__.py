@@ -14,13 +14,14 @@ import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI
 
 from app.web.club import online as club_online
 from app.web.club import table_flow as club_flow
 from app.web.club.router import router as club_router
 from app.web.shared import errors
 from app.web.shared.headers import SecurityHeaders
+from app.web.shared.ids import ids_in_range
 from app.web.shared.language import ReaderLanguage
 from app.web.shared.language import router as language_router
 from app.web.state import manager_of, templates_of
@@ -34,6 +35,7 @@ def install(app: FastAPI) -> None:
     allowed = list(getattr(app.state.settings, "allowed_origins", []) or [])
     app.add_middleware(SecurityHeaders, allowed_origins=allowed)
     app.add_middleware(ReaderLanguage)
+    app.router.dependencies.append(Depends(ids_in_range))  # before every route: ids the database can hold
     app.include_router(language_router)
     app.include_router(pages.router)
     app.include_router(rejoin.router)

@@ -151,6 +151,7 @@ def manager_of(app: FastAPI) -> RoomManager:
             render_chat=lambda room, lines: talk.render_lines(templates, lines),
             render_chat_form=lambda room, seat: talk.render_form(templates, room, seat),
             render_reaction=lambda emoji: talk.render_reaction(templates, emoji),
+            lobby_idle=60 * float(getattr(settings, "lobby_idle_minutes", 0)),
         )
         manager.load()
         app.state.rooms = manager

@@ -282,9 +282,15 @@
     document.documentElement.dataset.version = table.dataset.version || "";
   }
   document.addEventListener("htmx:ws:after:message:incoming", afterPush);
-  // The socket closes on a restart or deploy (1012), a dropped slow link (1013) or a lost
-  // network; htmx reconnects by itself meanwhile the status bar says "reconnecting…". Once back,
-  // the page says which table version it shows and the server answers with the full table.
+  // The socket closes on a restart or deploy (1012, 1001), a dropped slow link (1013), a lost
+  // network (1006) or any other end the server gives it (1000); htmx reconnects by itself
+  // meanwhile the status bar says "reconnecting…". Once back, the page says which table version
+  // it shows and the server answers with the full table. Only a refusal (1008: too many messages,
+  // too many connections from here, no such room) is not retried, as it would only be refused
+  // again: the page says so and offers to reload.
+  var REFUSED = 1008;
+  htmx.config.ws = htmx.config.ws || {};
+  htmx.config.ws.reconnectCodes = [1000, 1001, 1005, 1006, 1011, 1012, 1013, 1014];
   var connectedBefore = false;
   document.addEventListener("htmx:ws:after:connection", function (event) {
     document.documentElement.classList.remove("offline");
@@ -296,9 +302,27 @@
     connectedBefore = true;
   });
   document.addEventListener("htmx:ws:close", function (event) {
+    var code = event.detail && event.detail.code;
+    document.documentElement.dataset.closeCode = String(code || "");
+    if (code === REFUSED) { refused(); return; }
     document.documentElement.classList.add("offline");
-    document.documentElement.dataset.closeCode = String((event.detail && event.detail.code) || "");
   });
+  function refused() {
+    var room = document.getElementById("room"), notice = document.getElementById("notice");
+    document.documentElement.classList.add("refused");
+    if (!room || !notice) return;
+    var toast = document.createElement("div"), words = document.createElement("span");
+    var reload = document.createElement("button");
+    toast.className = "toast error";
+    words.textContent = room.dataset.refused || "";
+    reload.type = "button";
+    reload.className = "btn";
+    reload.textContent = room.dataset.reload || "Reload";
+    reload.addEventListener("click", function () { location.reload(); });
+    toast.appendChild(words);
+    toast.appendChild(reload);
+    notice.replaceChildren(toast);
+  }
   document.addEventListener("DOMContentLoaded", function () {
     var link = document.querySelector("[data-room-link]");
     if (link) link.value = location.origin + link.value.replace(location.origin, "");

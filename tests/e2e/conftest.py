@@ -39,7 +39,8 @@ def serve_app(tmp_path_factory: pytest.TempPathFactory, **settings: str) -> Iter
     port = free_port()
     db = tmp_path_factory.mktemp("e2e") / "gurka.db"
     env = dict(os.environ, DATABASE_URL=f"sqlite:///{db}", BOT_DELAY="0.05", SECRET_KEY=new_secret(),
-               SEAT_TAKEOVER_SECONDS="0", DEAL_PAUSE="0", PYTHONPATH=str(ROOT))
+               SEAT_TAKEOVER_SECONDS="0", DEAL_PAUSE="0", PYTHONPATH=str(ROOT),
+               NEW_ROOMS_PER_ADDRESS="100000")  # one server, every test's rooms made from 127.0.0.1
     env.update(settings)
     log_path = tmp_path_factory.mktemp("e2e-log") / "server.log"
     log = open(log_path, "w")  # noqa: SIM115 (lives as long as the server)

@@ -111,6 +111,9 @@ class ServerProcess:
                 # (100 messages per 20 s, 30 new sockets per 10 s) would close them
                 "WS_PLAYER_MESSAGES": "1000000",
                 "WS_CONNECTS_PER_ADDRESS": "1000000",
+                # ... and every room is made from there too (10 per address per 10 minutes)
+                "NEW_ROOMS_PER_ADDRESS": "1000000",
+                "NEW_ROOMS_TOTAL": "1000000",
             }
         )
         env.update(self.extra_env)

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import random
+import socket
 import time
 
-from tests.resilience.conftest import all_at, raw_websocket, seat_three, start_game
+from app.rooms.hub import TOO_SLOW_REASON
+from tests.resilience.conftest import all_at, play_step, raw_websocket, seat_three, start_game
 
 DROPPED = "dropping slow connection"
 
@@ -58,6 +60,63 @@ async def test_a_client_that_stops_reading_is_dropped_and_never_delays_the_other
     )
     assert p99 < 500, (p99, latencies[-5:])
     assert server.alive()
+    for c in clients:
+        assert c.close_code is None
+        await c.close()
+
+
+def close_frame(sock: socket.socket) -> tuple[int, str] | None:
+    """Read the socket to its end (the frames it left unread, then the close): the close frame's
+    code and reason, or None if the connection ended without one."""
+    buf = b""
+    while True:
+        while len(buf) >= 2:
+            opcode, size, at = buf[0] & 0x0F, buf[1] & 0x7F, 2
+            if size >= 126:
+                width = 2 if size == 126 else 8
+                if len(buf) < 2 + width:
+                    break
+                size, at = int.from_bytes(buf[2:2 + width], "big"), 2 + width
+            if len(buf) < at + size:
+                break
+            payload, buf = buf[at:at + size], buf[at + size:]
+            if opcode == 0x8:
+                return int.from_bytes(payload[:2], "big"), payload[2:].decode()
+        chunk = sock.recv(1 << 16)
+        if not chunk:
+            return None
+        buf += chunk
+
+
+async def test_the_reader_that_fell_behind_is_told_1013_and_why(start_server, sqlite_file_url) -> None:
+    """Issue 24: the handler's own close (1000, no reason) used to win the race with the hub's
+    1013, and a browser does not reconnect on 1000. A reader that falls behind and then reads
+    again finds, after the frames it had not taken, a close frame with 1013 and the reason."""
+    server = start_server(sqlite_file_url)
+    slug, clients = await seat_three(server.url, target=50)
+    for c in clients:
+        await c.connect()
+    await start_game(clients)
+    rng = random.Random(5)
+    stuck = raw_websocket(server.port, f"/r/{slug}/ws")  # stops reading from here on
+    try:
+        for _ in range(5000):
+            if DROPPED in server.log_text():
+                break
+            top = max(c.version for c in clients)
+            await all_at(clients, top)
+            if all(c.over for c in clients):  # a rematch keeps the table busy
+                for c in clients:
+                    await c.send(do="rematch", v=top)
+                await asyncio.gather(*(c.wait_version(top + len(clients) - 1) for c in clients))
+                continue
+            await play_step(clients, rng)
+        assert DROPPED in server.log_text(), server.log_tail()
+        stuck.settimeout(10)
+        closed = await asyncio.to_thread(close_frame, stuck)  # it reads again, at once
+    finally:
+        stuck.close()
+    assert closed == (1013, TOO_SLOW_REASON), closed
     for c in clients:
         assert c.close_code is None
         await c.close()

@@ -20,7 +20,7 @@ async def test_a_client_that_stops_reading_is_dropped_not_waited_for() -> None:
     async def never_returns(frame: str) -> None:
         await stuck.wait()
 
-    async def close(code: int) -> None:
+    async def close(code: int, reason: str = "") -> None:
         closed.append(code)
 
     fast_frames: list[str] = []

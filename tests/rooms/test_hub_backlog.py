@@ -10,7 +10,7 @@ import json
 import weakref
 
 from app.rooms import RoomManager
-from app.rooms.hub import PRESENCE_FRAME, TABLE_FRAME, Connection
+from app.rooms.hub import PRESENCE_FRAME, TABLE_FRAME, TOO_SLOW_REASON, Connection
 
 
 def table(version: int) -> str:
@@ -27,14 +27,16 @@ class Stuck:
     def __init__(self) -> None:
         self.sent: list[str] = []
         self.closed: list[int] = []
+        self.reasons: list[str] = []
         self.never = asyncio.Event()
 
     async def send(self, frame: str) -> None:
         self.sent.append(frame)
         await self.never.wait()
 
-    async def close(self, code: int) -> None:
+    async def close(self, code: int, reason: str = "") -> None:
         self.closed.append(code)
+        self.reasons.append(reason)
 
 
 async def test_a_newer_table_supersedes_the_tables_a_slow_reader_has_not_taken() -> None:
@@ -69,6 +71,7 @@ async def test_a_writer_stuck_on_one_frame_too_long_is_dropped_and_lets_go_of_it
     assert conn.closed and conn.gone.is_set() and not conn.queue
     await asyncio.sleep(0.01)
     assert client.closed == [1013]  # "try again later": a browser reconnects and gets the table
+    assert client.reasons == [TOO_SLOW_REASON] and (conn.close_code, conn.close_reason) == (1013, TOO_SLOW_REASON)
     assert conn.offer(table(5)) is False
 
 
@@ -93,7 +96,7 @@ async def test_a_connection_that_is_done_is_freed_at_once_without_the_garbage_co
     """No reference cycle keeps a dropped or stopped connection (and the socket objects it holds)
     alive until a full collection, which with the app's thresholds may be a long time away."""
 
-    async def failing_close(code: int) -> None:
+    async def failing_close(code: int, reason: str = "") -> None:
         raise RuntimeError("the socket is gone")
 
     gc.disable()

@@ -18,7 +18,7 @@ def connect(room: LiveRoom, token: str) -> Connection:
     async def send(frame: str) -> None:
         pass
 
-    async def close(code: int) -> None:
+    async def close(code: int, reason: str = "") -> None:
         pass
 
     conn = Connection(send, close, token_hash=hash_token(token))

@@ -53,7 +53,7 @@ async def test_a_fresh_token_takes_the_seat_and_the_old_one_stops_working(manage
     async def send(frame: str) -> None:
         sent.append(frame)
 
-    async def close(code: int) -> None:
+    async def close(code: int, reason: str = "") -> None:
         pass
 
     old_conn = Connection(send, close, token_hash=hash_token(first))

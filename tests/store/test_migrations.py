@@ -63,3 +63,36 @@ def test_an_open_nights_old_per_table_bot_wishes_become_its_night_long_switch(da
     finally:
         engine.dispose()
     assert switched == {1: "", 2: None, 3: None} and since is not None
+
+
+def test_waiting_rooms_from_before_the_sweep_get_the_whole_idle_time_and_club_tables_none(database_url: str) -> None:
+    """0010 gives each waiting room made before it a `seen_at` of the upgrade's moment (a sweep
+    waits the whole idle time from there); a club table waiting to start and a started room stay
+    unswept (None)."""
+    from datetime import UTC, datetime
+
+    from sqlalchemy import text
+
+    upgrade(database_url, "0009_table_phones")
+    engine = make_engine(database_url)
+    try:
+        with engine.begin() as conn:
+            for room_id, status, payload in ((1, "lobby", '{"preset": "gurka-night"}'),
+                                             (2, "lobby", '{"preset": "gurka-night", "table": true}'),
+                                             (3, "playing", '{"preset": "gurka-night"}')):
+                conn.execute(text("INSERT INTO rooms (id, slug, preset, options, seats, status, version, host, created_at)"
+                                  " VALUES (:id, :slug, 'gurka-night', '{}', 3, :status, 1, 0, :at)"),
+                             {"id": room_id, "slug": f"room{room_id}", "status": status, "at": datetime.now(UTC)})
+                conn.execute(text("INSERT INTO room_events (room_id, seq, seat, kind, payload, at)"
+                                  " VALUES (:id, 1, 0, 'create', :payload, :at)"),
+                             {"id": room_id, "payload": payload, "at": datetime.now(UTC)})
+        before = datetime.now(UTC)
+        upgrade(database_url)
+        with engine.connect() as conn:
+            seen = dict(conn.execute(text("SELECT id, seen_at FROM rooms ORDER BY id")).all())
+    finally:
+        engine.dispose()
+    assert seen[2] is None and seen[3] is None
+    assert seen[1] is not None
+    stamp = seen[1] if isinstance(seen[1], datetime) else datetime.fromisoformat(str(seen[1]))
+    assert stamp.replace(tzinfo=stamp.tzinfo or UTC) >= before.replace(microsecond=0)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+from fastapi.testclient import TestClient
+
 from app.rooms.clock import FakeClock
 from app.web.shared.throttle import Throttle
 from tests.club_web.helpers import PASSWORD, become_elder, csrf_of, member_ids, token
@@ -33,6 +35,46 @@ def test_wrong_passwords_are_throttled_with_a_clear_message_and_the_elder_gets_b
     assert "location" not in refused.headers
     clock.advance(2.5)
     assert _login(client, "Elsa", PASSWORD).status_code == 303
+
+
+def test_logging_in_as_oneself_between_guesses_buys_no_extra_guesses(client) -> None:
+    """Issue 24: a right password takes back only its own try. An elder who logs in as herself
+    every fifth try, guessing a new name each other time (so no name's own count ever stops
+    her), is held by the address's count as if she never logged in."""
+    become_elder(client, "Elsa")
+    clock = FakeClock(start=1000.0)
+    client.app.state.login_throttle = Throttle(free=5, base=2.0, cap=300.0, clock=clock)
+    wrong = through = 0
+    for n in range(80):  # a try every 0.25 s for 20 s
+        _fresh_visitor(client)
+        own = through % 5 == 4
+        answer = _login(client, "Elsa", PASSWORD) if own else _login(client, f"Nobody{n}", f"guess-{n}")
+        assert answer.status_code in ((303, 429) if own else (401, 429)), answer.status_code
+        wrong += answer.status_code == 401
+        through += answer.status_code != 429
+        clock.advance(0.25)
+    assert through > 5  # she did log in between guesses
+    assert wrong <= 5 + 3  # the free tries, then one after each of 2, 4 and 8 s: as without the trick
+
+
+def test_the_right_password_frees_the_elders_name_for_her_other_devices(client) -> None:
+    """A guesser's wrong passwords at Elsa's name make her wait once; once she got in, her name
+    starts afresh, so her laptop (a new device, another address) logs in at once, while the
+    guesser's address keeps its count."""
+    become_elder(client, "Elsa")
+    clock = FakeClock(start=1000.0)
+    client.app.state.login_throttle = Throttle(free=3, base=30.0, clock=clock)
+    guesser, phone, laptop = (TestClient(client.app, client=(ip, 5000)) for ip in ("203.0.113.1", "198.51.100.2",
+                                                                                    "198.51.100.3"))
+    assert [_login(guesser, "Elsa", f"wrong-{i}").status_code for i in range(3)] == [401] * 3
+    assert _login(phone, "Elsa", PASSWORD).status_code == 429  # the name is held for everybody
+    clock.advance(30.0)
+    assert _login(phone, "Elsa", PASSWORD).status_code == 303
+    assert _login(laptop, "Elsa", PASSWORD).status_code == 303  # at once: her name's count is gone
+    # the guesser's address still remembers its wrong passwords: one try after its wait, then 60 s
+    assert _login(guesser, "Elsa", "wrong-again").status_code == 401
+    assert _login(guesser, "Elsa", "wrong-once-more").status_code == 429
+    assert client.app.state.login_throttle.wait("addr:203.0.113.1") == 60.0
 
 
 def test_a_lookalike_name_shares_the_throttle(client) -> None:

@@ -1,5 +1,6 @@
 """The one throttle (`app.web.shared.throttle`) behind elder login, personal links and rejoin
-codes: capped exponential back-off per key, on a fake clock (no test sleeps)."""
+codes: capped exponential back-off per key, a right answer taken back alone, on a fake clock (no
+test sleeps)."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ def test_back_off_doubles_after_the_free_tries_and_never_exceeds_the_cap() -> No
     assert waits[5:] == [60.0, 60.0, 60.0]  # capped: the real user is never locked out for longer
 
 
-def test_a_success_forgets_the_keys_and_other_keys_are_never_slowed() -> None:
+def test_other_keys_are_never_slowed_and_a_refused_try_counts_for_nobody() -> None:
     clock = FakeClock(start=0.0)
     throttle = Throttle(free=2, base=10.0, clock=clock)
     throttle.attempt(["name:elsa", "addr:1.2.3.4"])
@@ -35,8 +36,40 @@ def test_a_success_forgets_the_keys_and_other_keys_are_never_slowed() -> None:
     assert throttle.attempt(["addr:5.6.7.8"]) == 0.0  # another address goes ahead
     assert throttle.attempt(["name:elsa", "addr:5.6.7.8"]) == 10.0  # one waiting key is enough
     assert throttle.wait("addr:5.6.7.8") == 0.0  # ... and the refused try counted for nobody
-    throttle.succeeded(["name:elsa", "addr:1.2.3.4"])
-    assert throttle.attempt(["name:elsa", "addr:1.2.3.4"]) == 0.0
+
+
+def test_a_right_answer_takes_back_only_its_own_try() -> None:
+    """The reset trick: a guesser who knows one right answer (its own seat's code) types it
+    between guesses. Each right answer is taken back, the wrong guesses stay counted: it gets
+    exactly as many wrong guesses as it would without the trick."""
+    clock = FakeClock(start=0.0)
+    throttle = Throttle(free=3, base=10.0, clock=clock)
+    keys = ["addr:1.2.3.4", "room:x"]
+    for _ in range(2):
+        assert throttle.attempt(keys) == 0.0  # two wrong guesses
+    assert throttle.attempt(keys) == 0.0  # the right one ...
+    throttle.refund(keys)  # ... is taken back
+    assert throttle.attempt(keys) == 0.0  # a third wrong guess: still free
+    assert throttle.attempt(keys) == 10.0  # but no fourth: the right answer reset nothing
+    clock.advance(10.0)
+    assert throttle.attempt(keys) == 0.0  # the right answer after the wait ...
+    throttle.refund(keys)
+    assert throttle.wait("addr:1.2.3.4") == 10.0  # ... and the next guess still waits (3 wrong counted)
+    clock.advance(10.0)
+    assert throttle.attempt(keys) == 0.0
+    assert throttle.wait("room:x") == 20.0  # the fourth wrong guess doubled the wait, as without the trick
+    throttle.refund(["addr:never-counted"])  # a key never counted: nothing happens, nothing goes negative
+    assert throttle.wait("addr:never-counted") == 0.0
+
+
+def test_forget_starts_a_proved_key_afresh_and_leaves_the_others() -> None:
+    clock = FakeClock(start=0.0)
+    throttle = Throttle(free=2, base=10.0, clock=clock)
+    for _ in range(2):
+        throttle.attempt(["name:elsa", "addr:1.2.3.4"])
+    throttle.forget(["name:elsa"])  # Elsa's password was right: her name's count is proved
+    assert throttle.wait("name:elsa") == 0.0
+    assert throttle.wait("addr:1.2.3.4") == 10.0  # the address still counts its guesses
 
 
 def test_old_keys_are_forgotten_and_the_table_stays_bounded() -> None:

@@ -3,7 +3,10 @@
 - argon2 runs in a worker thread, at most `HASHES_AT_ONCE` at a time (argon2 releases the GIL,
   so the event loop and every room keep going while passwords are checked).
 - Attempts are throttled per typed name and per address (`app.web.shared.throttle`): after a few
-  failures each further try waits twice as long, up to five minutes, never longer.
+  failures each further try waits twice as long, up to five minutes, never longer. A right
+  password starts its name's count afresh but takes back only its own try from the address's:
+  an elder who knows their own password cannot reset the address's count between guesses at
+  other elders' names.
 - A device the elder logged in from before gets a signed "known device" cookie; the per-name
   wait does not apply to it, so a stranger guessing the elder's name does not lock the real
   elder out of their own phone (the per-address wait still does).
@@ -79,7 +82,8 @@ async def log_in(request: Request, *, name: str, password: str) -> LoginResult:
     found = await anyio.to_thread.run_sync(check, limiter=_limiter(request))
     if found is None:
         return LoginResult(error=_("That name and password do not match an elder."), status=401)
-    throttle.succeeded([name_k, addr_k])
+    throttle.forget([name_k])  # the right password proves this name's: its count starts afresh
+    throttle.refund([addr_k])  # the address also counts guesses at other names: only this try goes
     return LoginResult(member_id=found[0], gen=found[1])
 
 

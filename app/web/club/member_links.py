@@ -47,7 +47,7 @@ def open_personal_link(request: Request, secret: str) -> Response:
         return render(request, "club/me.html", {"member": None, "error":
                       _("This personal link does not work (any more): an elder may have made a new one."
                         " Ask an elder for your link.")}, status=404)
-    throttle.succeeded(keys)
+    throttle.refund(keys)  # a working link is no guess; wrong ones stay counted
     member_id, name, epoch = found
     assert member_id is not None
     response = render(request, "club/me.html", {"member": name, "error": None})

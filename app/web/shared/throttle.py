@@ -1,10 +1,16 @@
 """The one throttle for guessing: elder passwords, personal links and rejoin codes.
 
 Per key (a typed name, an address, a room): every attempt counts when it starts, so guesses
-sent in parallel cannot all slip through before the first one fails, and a success forgets the
-keys' attempts. After `free` attempts a key must wait `base * 2**(n - free)` seconds before its
-next one, never longer than `cap`: the real user is slowed down for a while but never locked
-out for good. An attempt refused while waiting is not counted (it does not extend the wait).
+sent in parallel cannot all slip through before the first one fails. A right answer clears only
+what it proves. A key that counts guesses at one thing the answer proved (an elder's name, once
+that elder's password was right) starts afresh (`forget`); a key that also counts guesses at
+other things (an address, a room's codes) gets back only the right answer's own count
+(`refund`): the wrong guesses stay counted, so typing something one knows between guesses (a
+player's own rejoin code, an elder's own password) buys no extra guesses. A key that counts
+something other than guesses (how often one seat moved) is never cleared at all. After `free` attempts a key must wait
+`base * 2**(n - free)` seconds before its next one, never longer than `cap`: the real user is
+slowed down for a while but never locked out for good. An attempt refused while waiting is not
+counted (it does not extend the wait).
 Keys unused for `forget_after` seconds are dropped and the table never holds more than
 `max_keys`, so a flood of addresses cannot grow it without bound.
 
@@ -78,11 +84,23 @@ class Throttle:
             self._forget_old(now)
             return 0.0
 
-    def succeeded(self, keys: Iterable[str]) -> None:
-        """The attempt was right: the keys start afresh."""
+    def forget(self, keys: Iterable[str]) -> None:
+        """A right answer proved what these keys count (one elder's password, when the key is
+        that elder's name): they start afresh. Never pass a key that also counts guesses at
+        something else (an address, a room): `refund` is for those."""
         with self._lock:
             for key in keys:
                 self._records.pop(key, None)
+
+    def refund(self, keys: Iterable[str]) -> None:
+        """The attempt just counted for `keys` was right: take that one attempt back from each
+        key (pass exactly the keys it was counted for). Nothing else is forgotten: the wrong
+        attempts counted for these keys stay, and so does the wait they earned."""
+        with self._lock:
+            for key in keys:
+                record = self._records.get(key)
+                if record is not None and record.attempts > 0:
+                    record.attempts -= 1
 
     def __len__(self) -> int:
         return len(self._records)

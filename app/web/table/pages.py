@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import math
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
-from app.i18n import N_
+from app.i18n import N_, _
 from app.parsing import strict_int
 from app.rooms import RoomManager
 from app.rooms import engine as rules_engine
@@ -16,9 +17,13 @@ from app.rooms.manager import MAX_TURN_SECONDS, MIN_TURN_SECONDS
 from app.rooms.room import LiveRoom, Refused
 from app.rooms.state import DEFAULT_TURN_SECONDS
 from app.rules.text import Text, text_of
+from app.web.shared.address import client_address
+from app.web.shared.errors import error_page
 from app.web.shared.security import seat_token, set_seat_cookie
+from app.web.shared.throttle import app_clock, wait_message
 from app.web.state import TEMPLATES_DIR, get_manager, get_templates, seat_table_context
 from app.web.table.house_rules import HOUSE_RULES, option_label
+from app.web.table.new_rooms import Full, NewRooms
 from app.web.table.rejoin_panel import rejoin_panel
 from app.web.table.render import render_block
 from app.web.table.talk import chat_context
@@ -64,8 +69,34 @@ def options_fragment(request: Request, templates: TemplatesDep, preset: str = DE
     return HTMLResponse(html)
 
 
+def new_rooms(request: Request) -> NewRooms:
+    """The app's limits on making rooms (`app.web.table.new_rooms`), made on first use."""
+    app = request.app
+    found: NewRooms | None = getattr(app.state, "new_rooms", None)
+    if found is None:
+        settings = app.state.settings
+        found = app.state.new_rooms = NewRooms(per_address=settings.new_rooms_per_address,
+                                               total=settings.new_rooms_total, clock=app_clock(app).now)
+    return found
+
+
+def _too_many_rooms(full: Full) -> str:
+    what = (_("You have made many rooms just now") if full.limit == "address"
+            else _("Many rooms are being made on this server just now"))
+    if full.wait <= 90:
+        return wait_message(full.wait, what)
+    return _("%(what)s; try again in %(minutes)d min.", what=what, minutes=math.ceil(full.wait / 60))
+
+
 @router.post("/rooms")
-async def create_room(request: Request, manager: ManagerDep, templates: TemplatesDep) -> Response:
+async def create_room(request: Request) -> Response:
+    # The limits first, and a small page when they are reached, so a flood of refusals costs
+    # little: no form read, and no dependencies (FastAPI runs a plain-def dependency in a thread).
+    limits, address = new_rooms(request), client_address(request)
+    full = limits.take(address)
+    if full is not None:
+        return error_page(request, 429, _too_many_rooms(full), {"Retry-After": str(max(1, math.ceil(full.wait)))})
+    manager, templates = get_manager(request), get_templates(request)
     form = {k: str(v)[:MAX_FORM_FIELD] for k, v in (await request.form()).items()}
     preset = form.get("preset", DEFAULT_PRESET)
     if preset not in _presets():
@@ -82,6 +113,7 @@ async def create_room(request: Request, manager: ManagerDep, templates: Template
             turn_seconds=turn_seconds,
         )
     except (Refused, ValueError) as exc:
+        limits.give_back(address)  # no room was made
         message = text_of(exc) if not isinstance(exc, ValueError) or str(exc) else Text("Please check the form.")
         if isinstance(exc, ValueError) and "invalid literal" in message:
             message = Text("Seats and bots must be whole numbers.")
@@ -130,7 +162,8 @@ async def _room_or_404(manager: RoomManager, slug: str) -> LiveRoom:
 
 def no_such_room(request: Request, _exc: Exception) -> Response:
     templates = get_templates(request)
-    return templates.TemplateResponse(request, "table/not_found.html", {}, status_code=404)
+    minutes = round(float(getattr(request.app.state.settings, "lobby_idle_minutes", 0)))
+    return templates.TemplateResponse(request, "table/not_found.html", {"lobby_minutes": minutes}, status_code=404)
 
 
 def room_response(request: Request, templates: Jinja2Templates, room: LiveRoom, *,

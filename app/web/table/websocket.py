@@ -3,8 +3,9 @@
 Before a socket is served: the Origin must be this site (scheme, host and port) or an allowed
 one, and the room and the address must be under their connection caps. While it is served,
 it may send only so many messages per 20 s (`app.web.shared.ws_budgets`); beyond that it is closed with
-1008 and the reason. A socket the hub drops (its reader fell behind) is let go at once, and after
-a burst of closed sockets their memory is handed back to the system (`app.web.shared.memory`).
+1008 and the reason. A socket the hub drops (its reader fell behind) is let go at once and closed
+with 1013 and the reason (the page reconnects on it), and after a burst of closed sockets their
+memory is handed back to the system (`app.web.shared.memory`).
 """
 
 from __future__ import annotations
@@ -51,12 +52,15 @@ def memory_of(app: FastAPI) -> MemoryReturn:
     return found
 
 
-async def _close_quietly(websocket: WebSocket) -> None:
-    """Close the socket if it is still open. A failure ends here: raised through `wait_for`, it
-    would tie this handler's frames (and the connection's objects) into a reference cycle that
-    only a full garbage collection frees."""
+async def _close_quietly(websocket: WebSocket, conn: Connection | None) -> None:
+    """Close the socket if it is still open, with the code and reason the connection was given
+    (a reader that fell behind: 1013, which the page reconnects on; the hub's own close may still
+    be on its way, and whichever reaches the socket first says the same). A failure ends here:
+    raised through `wait_for`, it would tie this handler's frames (and the connection's objects)
+    into a reference cycle that only a full garbage collection frees."""
+    code, reason = (conn.close_code, conn.close_reason) if conn is not None else (1000, "")
     with contextlib.suppress(Exception):  # closed already, by either side
-        await websocket.close()
+        await websocket.close(code=code, reason=reason)
 
 
 def _decode(raw: bytes) -> str | bytes:
@@ -101,8 +105,7 @@ async def _serve(websocket: WebSocket, room: LiveRoom, conn: Connection) -> None
             break
         if not budgets[conn.seat is not None].allow():
             limit = budgets[conn.seat is not None].limit
-            await websocket.close(code=1008, reason=f"more than {limit} messages in 20 s")
-            await conn.stop()
+            conn.drop(code=1008, reason=f"more than {limit} messages in 20 s")  # a refusal: the page does not retry
             break
         await room.handle(conn, data)
 
@@ -129,7 +132,7 @@ async def room_socket(websocket: WebSocket, slug: str) -> None:
     try:
         token = seat_token(websocket, slug)
         await websocket.accept()
-        conn = Connection(websocket.send_text, lambda code: websocket.close(code=code),
+        conn = Connection(websocket.send_text, lambda code, reason: websocket.close(code=code, reason=reason),
                           token_hash=hash_token(token) if token else None, lang=current_language())
         room.attach(conn)
         room.schedule_bot()
@@ -145,4 +148,4 @@ async def room_socket(websocket: WebSocket, slug: str) -> None:
             await conn.stop()
             memory_of(websocket.app).socket_closed()
         with contextlib.suppress(TimeoutError):  # a reader that never reads cannot take it: bounded
-            await asyncio.wait_for(_close_quietly(websocket), CLOSE_WAIT)
+            await asyncio.wait_for(_close_quietly(websocket, conn), CLOSE_WAIT)
