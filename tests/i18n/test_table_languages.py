@@ -16,7 +16,7 @@ from markupsafe import escape
 from app.i18n import use_language
 from app.main import create_app
 from app.web.shared.security import seat_cookie_name
-from app.web.table.cards_html import card_label
+from app.web.table.words import card_label
 from tests.conftest import make_settings
 from tests.web.test_room_protocol import play_one, start, three_players
 from tests.web.wsutil import Player, close_all, create_room, join
