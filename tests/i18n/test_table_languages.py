@@ -244,13 +244,20 @@ def test_a_plural_with_a_name_renders_in_templates(web: TestClient) -> None:
     assert said["da"][1].startswith("&lt;Bo&gt; byttede 21 kort")
 
 
+class Reader:
+    """A connection as the publisher sees it: a seat and a language."""
+
+    def __init__(self, seat: int | None, lang: str) -> None:
+        self.seat, self.lang = seat, lang
+
+
 def _every_reader_table(room: object) -> list[tuple[str, int | None, str]]:
     """Every seat's table and a spectator's, in every language."""
     tables = []
     for lang in ("en", "da", "is", "fi"):
         with use_language(lang):
             for seat in (0, 1, 2, None):
-                tables.append((lang, seat, json.loads(room.table_frame(seat, lang))["content"]))  # type: ignore[attr-defined]
+                tables.append((lang, seat, json.loads(room.table_frame(Reader(seat, lang)))["content"]))  # type: ignore[attr-defined]
     return tables
 
 

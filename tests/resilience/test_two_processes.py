@@ -184,7 +184,7 @@ async def test_two_moves_on_one_version_from_two_processes_exactly_one_wins(two_
         seen = len(device.frames)
         await device.send(do="sync", v=device.version)
         await device.wait_for(
-            lambda c, seen=seen: any(f.get("kind") == "table" for f in c.frames[seen:]),
+            lambda c, seen=seen: any(f.get("kind") in ("table", "fragments") for f in c.frames[seen:]),
             what="the table a sync answers with",
         )
     assert {c.version for c in [*clients, twin]} == {top}

@@ -9,7 +9,7 @@ import html
 import re
 from typing import Any
 
-PARTIAL = re.compile(r'<hx-partial hx-target="#(table-[a-z]+)" hx-swap="outerHTML">(.*?)</hx-partial>', re.S)
+PARTIAL = re.compile(r'<hx-partial hx-target="#(table-[a-z]+)" hx-swap="outerHTML">(.*?)</hx-partial>', re.DOTALL)
 FRAGMENT_START = re.compile(r'\n<div class="frag" id="(table-[a-z]+)">')
 SECTION_OPEN = re.compile(r'<section id="table"[^>]*>')
 
