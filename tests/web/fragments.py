@@ -39,6 +39,11 @@ def apply(table: str, frame: dict[str, Any]) -> str:
         raise Stale(f"the table shows {version_of(table)}, the frame starts from {frame['from']}")
     parts = fragments_of(table)
     for target, element in PARTIAL.findall(frame["content"]):
+        if target.startswith("table-seat-"):
+            row = re.compile(ROW.format(id=target), re.S)
+            assert len(row.findall(parts["table-seats"])) == 1, target
+            parts["table-seats"] = row.sub(lambda _m, e=element: e, parts["table-seats"])
+            continue
         assert target in parts, target
         parts[target] = element
     head = SECTION_OPEN.search(table)

@@ -41,8 +41,9 @@ from app.web.table.render import FRAGMENTS, TABLE, look_context, table_context
 RoomPanel = Callable[[LiveRoom, "int | None"], str]
 
 # The htmx 4 partial that replaces one fragment: the fragment's element keeps its id
-PARTIAL_OPEN = '<hx-partial hx-target="#table-{name}" hx-swap="outerHTML">'
+PARTIAL_OPEN = '<hx-partial hx-target="#{id}" hx-swap="outerHTML">'
 PARTIAL_CLOSE = "</hx-partial>"
+SEATS = "table-seats"  # the list of players: sent row by row (the block "seat") while its rows stay the same
 
 
 def json_escaped(text: str) -> str:
@@ -57,15 +58,17 @@ class Drawn:
     version: int
     section: dict[str, Any]  # the section's attributes
     attrs: str  # the same but the version, as JSON (sent when they change)
-    fragments: dict[str, str]  # fragment name -> its HTML
+    fragments: dict[str, str]  # fragment id -> its element's HTML, in the table's order
+    rows: dict[str, str]  # the list of players' rows: id -> HTML (inside the fragment `SEATS`)
+    frame: int  # the hash of the list of players around its rows (which rows, in what words)
     _escaped: dict[str, str] = field(default_factory=dict)
 
-    def partial(self, name: str) -> str:
-        """Fragment `name` as an htmx partial, escaped for a JSON string (once per drawing)."""
-        found = self._escaped.get(name)
+    def partial(self, id_: str) -> str:
+        """Fragment or row `id_` as an htmx partial, escaped for a JSON string (once per drawing)."""
+        found = self._escaped.get(id_)
         if found is None:
-            found = self._escaped[name] = json_escaped(
-                PARTIAL_OPEN.format(name=name) + self.fragments[name] + PARTIAL_CLOSE)
+            html = self.fragments[id_] if id_ in self.fragments else self.rows[id_]
+            found = self._escaped[id_] = json_escaped(PARTIAL_OPEN.format(id=id_) + html + PARTIAL_CLOSE)
         return found
 
 
@@ -75,7 +78,8 @@ class Shown:
 
     version: int
     attrs: str
-    hashes: dict[str, int]
+    hashes: dict[str, int]  # fragment or row id -> the hash of its HTML
+    frame: int  # `Drawn.frame` of the list of players it has
 
 
 class TablePublisher:
@@ -107,18 +111,23 @@ class TablePublisher:
     def drawing(self, ctx: dict[str, Any]) -> Drawn:
         """The table of the table model `ctx`, fragment by fragment."""
         template = self.template
-        context = template.new_context(ctx)
         blocks = template.blocks
-        fragments = {name: "".join(blocks[name](context)) for name in FRAGMENTS}
+        rows = {f"table-seat-{row.seat}": "".join(blocks["seat"](template.new_context({**ctx, "s": row})))
+                for row in ctx["seats"]}
+        ctx["seat_rows"] = [Markup(html) for html in rows.values()]
+        context = template.new_context(ctx)
+        fragments = {f"table-{name}": "".join(blocks[name](context)) for name in FRAGMENTS}
+        joined = "".join(rows.values())
+        frame = hash((tuple(rows), fragments[SEATS].replace(joined, "", 1)))
         section = ctx["section"]
         attrs = json.dumps({k: v for k, v in section.items() if k != "data-version"}, sort_keys=True)
         self.drawings += 1
-        return Drawn(int(ctx["version"]), section, attrs, fragments)
+        return Drawn(int(ctx["version"]), section, attrs, fragments, rows, frame)
 
     def table_html(self, drawn: Drawn) -> str:
         """The whole `#table` section of a drawing."""
         context = self.template.new_context({"section": drawn.section,
-                                             "fragments": [Markup(drawn.fragments[n]) for n in FRAGMENTS]})
+                                             "fragments": [Markup(html) for html in drawn.fragments.values()]})
         return "".join(self.template.blocks["table"](context))
 
     def page_table(self, room: LiveRoom, seat: int | None) -> tuple[dict[str, Any], Markup]:
@@ -133,8 +142,9 @@ class TablePublisher:
         with use_language(conn.lang):
             drawn = self.draw(room, conn.seat)
             html = self.table_html(drawn)
-        self._shown[conn] = Shown(drawn.version, drawn.attrs,
-                                  {name: hash(text) for name, text in drawn.fragments.items()})
+        hashes = {id_: hash(text) for id_, text in drawn.fragments.items()}
+        hashes.update({id_: hash(text) for id_, text in drawn.rows.items()})
+        self._shown[conn] = Shown(drawn.version, drawn.attrs, hashes, drawn.frame)
         return json.dumps({"kind": "table", "version": drawn.version, "content": html, "target": "#table",
                            "swap": "outerHTML"})
 
@@ -168,11 +178,22 @@ class TablePublisher:
         nothing to send); `shown` becomes `drawn`."""
         parts = []
         hashes = shown.hashes
-        for name, text in drawn.fragments.items():
+        for id_, text in drawn.fragments.items():
             h = hash(text)
-            if hashes.get(name) != h:
-                hashes[name] = h
-                parts.append(drawn.partial(name))
+            if hashes.get(id_) == h:
+                continue
+            hashes[id_] = h
+            if id_ == SEATS and shown.frame == drawn.frame:  # the same rows: only those that changed
+                for row_id, row in drawn.rows.items():
+                    h = hash(row)
+                    if hashes.get(row_id) != h:
+                        hashes[row_id] = h
+                        parts.append(drawn.partial(row_id))
+                continue
+            if id_ == SEATS:
+                shown.frame = drawn.frame
+                hashes.update({row_id: hash(row) for row_id, row in drawn.rows.items()})
+            parts.append(drawn.partial(id_))
         attrs = drawn.attrs != shown.attrs
         if not parts and not attrs and drawn.version == shown.version:
             return None

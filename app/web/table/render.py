@@ -21,12 +21,14 @@ from app.rules.scoring import DealResult
 from app.web.table.house_rules import choice_label, option_help, option_label
 from app.web.table.look import Look
 from app.web.table.reactions import reaction_of
+from app.web.table.spaces import CollapseSpaces
 from app.web.table.words import HOW_TEXT, PHASE_TEXT, RASSI_TEXT, card_label, card_name
 
 TABLE = "table/table.html"  # the table: one block per fragment (see `FRAGMENTS`)
 PARTS = "table/_parts.html"  # the macros its blocks and the replay page share
 # The table's fragments: a push sends the ones that changed, each the block of that name, one
-# element with the id "table-<name>" (the order is the table's, top to bottom)
+# element with the id "table-<name>" (the order is the table's, top to bottom); the list of
+# players goes row by row (the block "seat", each row's element "table-seat-<n>")
 FRAGMENTS = ("club", "status", "banners", "result", "seats", "lobby", "felt", "over", "hand", "sheet")
 
 RASSI_ADVICE = {
@@ -47,6 +49,7 @@ RASSI_DONE = {
 
 def setup_templates(templates: Jinja2Templates) -> None:
     env = templates.env
+    env.add_extension(CollapseSpaces)  # (before the table's templates are compiled)
     # Templates are read once per process, with no file check on every render (a table is
     # rendered per seat on every push): a template change shows after a restart
     env.auto_reload = False
