@@ -9,8 +9,10 @@ import html
 import re
 from typing import Any
 
-PARTIAL = re.compile(r'<hx-partial hx-target="#(table-[a-z]+)" hx-swap="outerHTML">(.*?)</hx-partial>', re.DOTALL)
-FRAGMENT_START = re.compile(r'\n<div class="frag" id="(table-[a-z]+)">')
+PARTIAL = re.compile(r'<hx-partial hx-target="#(table-[a-z]+(?:-[0-9]+)?)" hx-swap="outerHTML">(.*?)</hx-partial>',
+                     re.DOTALL)
+ROW = '<li class="[^"]*" id="{id}"[^>]*>.*?</li>'  # a row of the list of players (no list inside it)
+FRAGMENT_START = re.compile(r'\s<div class="frag" id="(table-[a-z]+)">')
 SECTION_OPEN = re.compile(r'<section id="table"[^>]*>')
 
 
@@ -28,8 +30,8 @@ def version_of(table: str) -> int:
 def fragments_of(table: str) -> dict[str, str]:
     """The table's fragments by id, each its whole element."""
     starts = list(FRAGMENT_START.finditer(table))
-    end = table.rindex("\n</section>")
-    return {m.group(1): table[m.start() + 1:(starts[i + 1].start() if i + 1 < len(starts) else end)]
+    end = table.rindex("</section>")
+    return {m.group(1): table[m.start() + 1:(starts[i + 1].start() if i + 1 < len(starts) else end)].rstrip()
             for i, m in enumerate(starts)}
 
 
@@ -54,4 +56,4 @@ def apply(table: str, frame: dict[str, Any]) -> str:
     attrs["data-version"] = str(frame["version"])
     attrs.pop("id", None)
     opening = '<section id="table"' + "".join(f' {k}="{html.escape(str(v))}"' for k, v in attrs.items()) + ">"
-    return opening + "".join("\n" + parts[k] for k in parts) + "\n</section>"
+    return opening + "".join(" " + parts[k] for k in parts) + " </section>"

@@ -112,10 +112,12 @@ class TablePublisher:
         """The table of the table model `ctx`, fragment by fragment."""
         template = self.template
         blocks = template.blocks
-        rows = {f"table-seat-{row.seat}": "".join(blocks["seat"](template.new_context({**ctx, "s": row})))
-                for row in ctx["seats"]}
-        ctx["seat_rows"] = [Markup(html) for html in rows.values()]
         context = template.new_context(ctx)
+        rows = {}
+        for row in ctx["seats"]:  # each row alone (the block "seat" reads its row as `s`)
+            context.vars["s"] = row
+            rows[f"table-seat-{row.seat}"] = "".join(blocks["seat"](context))
+        context.vars["seat_rows"] = [Markup(html) for html in rows.values()]
         fragments = {f"table-{name}": "".join(blocks[name](context)) for name in FRAGMENTS}
         joined = "".join(rows.values())
         frame = hash((tuple(rows), fragments[SEATS].replace(joined, "", 1)))

@@ -8,12 +8,14 @@ actions) laid over it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from fastapi.templating import Jinja2Templates
+from markupsafe import Markup
 
-from app.i18n import N_, _, ngettext, say
+from app.i18n import N_, _, current_language, ngettext, say
 from app.rooms.room import LiveRoom
 from app.rules.cards import RANK_WORD, pretty, pretty_cards
 from app.rules.ruleset import PRESET_TITLES
@@ -57,9 +59,24 @@ def setup_templates(templates: Jinja2Templates) -> None:
                        rassi_text=RASSI_TEXT, preset_title=PRESET_TITLES, reaction_of=reaction_of,
                        choice_label=choice_label)
     env.filters.update(card_label=card_label, card_short=pretty, option_label=option_label, option_help=option_help)
+    env.globals["card"] = card_of(lambda: env.get_template(PARTS).module)  # (the module sees it)
     parts: Any = env.get_template(PARTS).module  # its macros, for every template
-    env.globals.update(card=parts.card, card_back=parts.card_back, plays=parts.plays, deal_line=parts.deal_line,
-                       named=parts.named, score_sheet_of=parts.score_sheet)
+    env.globals.update(card_back=parts.card_back, plays=parts.plays, deal_line=parts.deal_line, named=parts.named,
+                       score_sheet_of=parts.score_sheet)
+
+
+def card_of(parts: Callable[[], Any]) -> Callable[..., Markup]:
+    """`card(code, size, extra, top)`: the macro `card_drawn` of `parts()` (_parts.html), called
+    once per card, size and language (a table shows the same few dozen cards on every push)."""
+
+    @functools.lru_cache(maxsize=4096)
+    def in_language(lang: str, code: str, size: str, extra: str, top: bool) -> Markup:
+        return Markup(parts().card_drawn(code, size, extra, top))
+
+    def card(code: str, size: str = "", extra: str = "", top: bool = False) -> Markup:
+        return in_language(current_language(), code, size, extra, bool(top))
+
+    return card
 
 
 def render_block(templates: Jinja2Templates, name: str, block: str, context: dict[str, Any]) -> str:
