@@ -71,7 +71,7 @@ from websockets.exceptions import ConnectionClosed
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from tests.web.fragments import Stale, apply  # noqa: E402  (what a page does with a push of fragments)
+from tests.web.fragments import Stale, apply
 
 HX_VALS = re.compile(r"hx-vals='([^']*)'")
 DATA_LEGAL = re.compile(r"data-legal='([^']*)'")

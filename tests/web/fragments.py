@@ -42,7 +42,7 @@ def apply(table: str, frame: dict[str, Any]) -> str:
     parts = fragments_of(table)
     for target, element in PARTIAL.findall(frame["content"]):
         if target.startswith("table-seat-"):
-            row = re.compile(ROW.format(id=target), re.S)
+            row = re.compile(ROW.format(id=target), re.DOTALL)
             assert len(row.findall(parts["table-seats"])) == 1, target
             parts["table-seats"] = row.sub(lambda _m, e=element: e, parts["table-seats"])
             continue
