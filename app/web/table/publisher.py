@@ -205,8 +205,3 @@ class TablePublisher:
             shown.attrs = drawn.attrs
             head += f'"attrs": {drawn.attrs}, '
         return head + f'"content": "{"".join(parts)}", "swap": "none"}}'
-
-    def forget(self, conn: Connection) -> None:
-        self._shown.pop(conn, None)
-
-

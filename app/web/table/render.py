@@ -237,8 +237,7 @@ def _seat_model(room: LiveRoom, seat: int | None, public: dict[str, Any]) -> dic
         exchange_max=(view.get("exchange") or {}).get("max"),
         ranking=view.get("ranking"),
         last_deal=view.get("last_deal"),
-        # anyone seated can open the sheet during the game (finished deals are public); the
-        # sheet itself is one of the shared parts
+        # anyone seated can open the sheet during the game (finished deals are public)
         score_sheet=g is not None and me is not None and bool(g.deal_log),
     )
     if view.get("over"):  # what the game-over panel shows
