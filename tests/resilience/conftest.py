@@ -320,6 +320,7 @@ class SeatClient:
         self.name = name
         self.frames: list[dict[str, Any]] = []
         self.table: dict[str, Any] | None = None
+        self.tables: list[dict[str, Any]] = []  # every whole table it showed, in order
         self.close_code: int | None = None
         self.ws: ClientConnection | None = None
         self._reader: asyncio.Task[None] | None = None
@@ -361,10 +362,12 @@ class SeatClient:
                 self.frames.append(frame)
                 if frame.get("kind") == "table":
                     self.table = frame
+                    self.tables.append(frame)
                 elif frame.get("kind") == "fragments" and self.table is not None:
                     try:  # as the page does: the changes, or a sync when they start elsewhere
                         self.table = {"kind": "table", "version": frame["version"],
                                       "content": apply(str(self.table["content"]), frame)}
+                        self.tables.append(self.table)
                     except Stale:
                         await ws.send(json.dumps({"do": "sync"}))
                 self._changed.set()
