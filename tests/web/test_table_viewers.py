@@ -30,7 +30,7 @@ def table(room: Any, seat: int | None, lang: str = "en") -> str:
 
 
 def own_rows(html: str) -> list[str]:
-    return re.findall(r'<li class="seat[^"]*\bme\b[^"]*" data-seat="(\d+)"', html)
+    return re.findall(r'<li class="seat[^"]*\bme\b[^"]*"[^>]* data-seat="(\d+)"', html)
 
 
 def play(players: list[Any], room: Any, rng: random.Random) -> None:
