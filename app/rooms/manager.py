@@ -100,6 +100,8 @@ class RoomManager:
         for room in self.rooms.values():
             room.schedule_bot()
             room.arm()  # timers re-armed from the stored facts (a deadline, a pending deal)
+        self.warm_bots([room.bot_level(s.seat) for room in self.rooms.values() if room.status == "playing"
+                        for s in room.seats.values() if s.botted])
         if self.lobby_sweep is not None and self._sweeping is None:
             self._sweeping = asyncio.get_running_loop().create_task(self.lobby_sweep.run(), name="lobby-sweep")
 
