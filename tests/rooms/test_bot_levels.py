@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from app.bot_pool import BotMove, BotPool, BotRequest
-from app.rooms import RoomManager
+from app.rooms import RoomManager, sync
 from app.rooms.clock import FakeClock
 from app.rooms.room import Refused
 from app.rules.bots import move_for_view
@@ -184,3 +184,48 @@ async def test_strong_bots_think_in_the_pools_worker_processes(tmp_path: Path) -
     for pid in workers:
         with pytest.raises(OSError):
             os.kill(pid, 0)
+
+
+async def test_another_process_follows_the_levels(tmp_path: Path) -> None:
+    """A second process serving the same room learns the levels from the events it catches up
+    with (`sync.apply_above`), not only from a whole rebuild."""
+    url = database(tmp_path)
+    here = RoomManager(make_engine(url), takeover_seconds=0.0, bot_pool=RecordingPool())
+    room, _token = await here.create_room(preset="gurka-night", options={}, seats=4, host_name="Ann",
+                                          bot_level="easy")
+    await room.join("Bo")
+    there = RoomManager(make_engine(url), takeover_seconds=0.0, bot_pool=RecordingPool())
+    there.load()
+    other = there.get(room.slug)
+    assert other is not None and other.bot_levels.host == "easy"
+    await room.add_bot(0, "strong")
+    await room.start(0, dealer=0)
+    await room.hand_to_bot(0, 1, level="heuristic")
+    snap = sync.read_above(other)
+    assert snap is not None and sync.apply_above(other, snap)
+    assert other.version == room.version
+    assert [other.bot_level(s) for s in (1, 2)] == ["heuristic", "strong"]
+    assert other.seats[2].is_bot and other.seats[1].bot_controlled
+    await room.take_back(1)
+    snap = sync.read_above(other)
+    assert snap is not None and sync.apply_above(other, snap)
+    assert other.bot_level(1) == "easy"  # back with its player: a later takeover is the host's level
+    await here.stop()
+    await there.stop()
+
+
+async def test_levels_survive_a_restart_on_postgres(postgres_url: str, tmp_path: Path) -> None:
+    upgrade(postgres_url)
+    manager = RoomManager(make_engine(postgres_url), takeover_seconds=0.0, bot_pool=RecordingPool())
+    room, _token = await manager.create_room(preset="gurka-night", options={}, seats=4, host_name="Ann", bots=2,
+                                             bot_levels=["strong", "easy"], bot_level="strong")
+    await room.start(0, dealer=0)
+    await room.hand_to_bot(0, 0, level="easy")
+    await manager.stop()
+    again = RoomManager(make_engine(postgres_url), takeover_seconds=0.0, bot_pool=RecordingPool())
+    again.load()
+    back = again.get(room.slug)
+    assert back is not None
+    assert [back.bot_level(s) for s in (0, 1, 2)] == ["easy", "strong", "easy"]
+    assert back.bot_levels.host == "strong"
+    await again.stop()
