@@ -52,3 +52,27 @@ def test_practice_against_strong_bots_in_one_click(server: str, browser, shots: 
         page.screenshot(path=str(shots / "practice-strong.png"), full_page=True)
     finally:
         ctx.close()
+
+
+def test_the_new_room_form_asks_a_level_for_each_bot(server: str, browser) -> None:  # type: ignore[no-untyped-def]
+    ctx = browser.new_context(**LAPTOP)
+    try:
+        page = watch_page(ctx.new_page())
+        page.goto(server + "/")
+        assert page.locator("#bot-levels select").count() == 1  # no bots yet: the away bot's level only
+        page.fill("#name", "Anna")
+        page.select_option("#seats", "4")
+        page.select_option("#bots", "2")
+        wait_selector(page, "#level_2", what="a level for each of the two bots")
+        page.select_option("#level_1", "strong")
+        page.select_option("#level_2", "easy")
+        page.select_option("#bots", "3")  # one more: the choices made stay
+        wait_selector(page, "#level_3", what="a level for the third bot")
+        assert page.locator("#level_1").input_value() == "strong"
+        page.locator("form.create button[type=submit]").click()
+        page.wait_for_url("**/r/*")
+        wait_selector(page, "#table .tag.bot", what="the bots seated")
+        tags = [t.strip() for t in page.locator("#table .tag.bot").all_text_contents()]
+        assert tags == ["Bot (strong)", "Bot (easy)", "Bot (medium)"], tags
+    finally:
+        ctx.close()

@@ -21,8 +21,15 @@ def bot_tags(html: str) -> list[str]:
 
 
 def test_the_forms_levels_reach_the_seats(web: TestClient) -> None:
-    page = web.get("/").text
-    assert 'name="level_1"' in page and 'name="bot_level"' in page and 'action="/practice"' in page
+    page = web.get("/").text  # no bots chosen yet: only the level for a player who is away
+    assert 'name="level_1"' not in page and 'name="bot_level"' in page and 'action="/practice"' in page
+    # choosing 3 bots asks for their levels (a choice made already is kept)
+    part = web.get("/new/bot-levels", params={"preset": "gurka-night", "bots": "3", "level_2": "easy"}).text
+    assert re.findall(r'name="(level_\d)"', part) == ["level_1", "level_2", "level_3"]
+    assert re.search(r'name="level_2">\s*<option value="easy" selected', part)
+    capped = web.get("/new/bot-levels", params={"preset": "gurka-night", "bots": "40"}).text
+    assert len(re.findall(r'name="level_\d"', capped)) == 6  # gurka-night seats 7 at most: 6 bots
+    assert web.get("/new/bot-levels", params={"preset": "chess"}).status_code == 404
     data = {"name": "Anna", "preset": "gurka-night", "seats": "4", "bots": "3", "level_1": "strong",
             "level_2": "easy", "bot_level": "easy"}  # the third bot: not chosen, so medium
     response = web.post("/rooms", data=data, follow_redirects=False)

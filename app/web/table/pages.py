@@ -45,6 +45,7 @@ def _presets() -> list[str]:
 def _home_context(preset: str, form: dict[str, Any] | None = None, error: str | None = None) -> dict[str, Any]:
     form = form or {}
     lo, hi = rules_engine.player_limits(preset, {})
+    bots = strict_int(str(form.get("bots") or 0), lo=0, hi=99) or 0
     return {
         "presets": _presets(),
         "preset": preset,
@@ -55,6 +56,7 @@ def _home_context(preset: str, form: dict[str, Any] | None = None, error: str | 
         "default_seats": min(max(3, lo), hi),
         "default_turn_seconds": int(DEFAULT_TURN_SECONDS),
         "bot_levels": level_choices(),
+        "bots_chosen": min(bots, hi - 1),  # a level to choose for each
     }
 
 
@@ -68,6 +70,18 @@ def options_fragment(request: Request, templates: TemplatesDep, preset: str = DE
     if preset not in _presets():
         raise HTTPException(404, N_("Unknown game"))
     html = render_block(templates, "table/home.html", "options", {"request": request, **_home_context(preset)})
+    return HTMLResponse(html)
+
+
+@router.get("/new/bot-levels", response_class=HTMLResponse)
+def bot_levels_fragment(request: Request, templates: TemplatesDep) -> Response:
+    """The form's bot levels for the number of bots it now asks for (the choices made kept)."""
+    form = {k: str(v)[:MAX_FORM_FIELD] for k, v in request.query_params.items()}
+    preset = form.get("preset", DEFAULT_PRESET)
+    if preset not in _presets():
+        raise HTTPException(404, N_("Unknown game"))
+    html = render_block(templates, "table/home.html", "bot_levels",
+                        {"request": request, **_home_context(preset, form)})
     return HTMLResponse(html)
 
 
