@@ -16,11 +16,20 @@ from app.store import club as store
 from app.store import rooms as room_store
 from app.store.db import session_scope
 from app.web.club import online as club_online
-from app.web.club.duplicate_decks import DECKS_PER_ROUND, deck_key
+from app.web.club.duplicate_decks import DECKS_PER_ROUND
 from app.web.shared.security import seat_cookie_name
 from tests.conftest import make_settings
 
-from .helpers import NINE, add_members, become_elder, bots_play, core, create_night, setup_form, switch_bots
+from .helpers import (
+    NINE,
+    add_members,
+    become_elder,
+    bots_play,
+    core,
+    create_night,
+    setup_form,
+    switch_bots,
+)
 
 NIGHT_SECONDS = 300  # a bound against a stalled night, not a speed test
 REPLAY_DEAL = re.compile(r'href="(/r/[^"]+/replay\?deal=(\d+))"')
@@ -138,3 +147,85 @@ def test_a_whole_duplicate_night_with_bots_deals_the_same_decks_and_shows_every_
             mine = client.get(f"/club/players/{player}").text
             assert 'id="duplicate"' in mine and 'class="dup-chart"' in mine
         print(f"\nduplicate night: {deals_checked} deals checked against their decks")
+
+
+def _codes(text: str) -> list[str]:
+    """Every card in a text, in order: as a code (`7C`) or as shown (`7♣`, `10♥`)."""
+    from app.rules.cards import RANK_WORD, SUIT_SYMBOL
+
+    words = {RANK_WORD.get(r, r) + SUIT_SYMBOL[s]: r + s for r in "23456789TJQKA" for s in "CDHS"}
+    pattern = re.compile("|".join(sorted(map(re.escape, words), key=len, reverse=True)) + r"|(?<![A-Za-z0-9%])(?:[2-9TJQKA][CDHS]|X[12])(?![A-Za-z0-9])")
+    return [words.get(m, m) for m in pattern.findall(text)]
+
+
+def deck_runs(text: str, decks: list[list[str]], run: int = 3) -> list[list[str]]:
+    """Runs of `run` cards of any deck, in the deck's order, found in the text's cards."""
+    seen = _codes(text)
+    windows = {tuple(seen[i:i + run]) for i in range(len(seen) - run + 1)}
+    return [list(w) for deck in decks for w in (tuple(deck[i:i + run]) for i in range(len(deck) - run + 1))
+            if w in windows]
+
+
+def test_no_deck_reaches_any_client_before_the_round_is_over_at_every_table(client: Any) -> None:
+    """One table of the round finishes (bots), the other two still play deal 1: its replay is
+    refused, the comparison waits, no page or frame shows a card a seat may not see, and no run
+    of any of the round's decks is on any page; once every table is over, all open."""
+    from tests.web.wsutil import Player, visible_cards
+
+    night_id = duplicate_night(client, turn_seconds="0")
+    url = f"/club/nights/{night_id}"
+    rooms = night_row(client, night_id).state["rooms"]
+    slugs = {t: rooms[f"base-1-{t}"]["slug"] for t in ("vinder", "mellan", "taber")}
+    manager = client.app.state.rooms
+    bots_play(client, slugs["vinder"])
+    deadline = time.monotonic() + 30
+    while "vinder" in core(client, night_id).pending_tables:
+        assert time.monotonic() < deadline, "the bots' table was not recorded"
+        time.sleep(0.02)
+    decks = stored_decks(client, night_id)[("base", 1)]
+    run = decks[5][10:16]  # the scanner finds a run however it is written
+    assert deck_runs(f'<i data-code="{run[0]}"></i>' + " ".join(run[1:]), decks, run=6) == [run]
+    assert deck_runs(pretty_cards(run), decks, run=6) == [run]
+    assert manager.get(slugs["mellan"]).game.deal_no == 1 and manager.get(slugs["vinder"]).game.over
+
+    refused = client.get(f"/r/{slugs['vinder']}/replay")
+    assert refused.status_code == 403 and "once the round is over at every table" in refused.text
+    assert client.get(f"/r/{slugs['vinder']}/replay?deal=1").status_code == 403
+    waiting = client.get(f"{url}/duplicate/base/1")
+    assert waiting.status_code == 403 and 'id="dup-waiting"' in waiting.text
+    for text in (refused.text, waiting.text, client.get(url).text, client.get(f"{url}/live").text):
+        assert _codes(text) == []  # no card at all
+    for slug in slugs.values():  # a spectator of each table (the finished one shows its last deal)
+        assert deck_runs(client.get(f"/r/{slug}").text, decks, run=6) == []
+
+    # every seat still playing: its page and its frames show only what its view shows
+    for table in ("mellan", "taber"):
+        room = manager.get(slugs[table])
+        for chair in range(3):
+            tok = client.portal.call(functools.partial(room.issue_token, chair))
+            page = client.get(f"/r/{room.slug}", headers={"cookie": f"{seat_cookie_name(room.slug)}={tok}"}).text
+            view = room.game.view(chair)
+            assert set(_codes(page)) - visible_cards(view) == set(), (table, chair)
+            stock_and_later = [decks[0][3 * len(view["hand"]):]] + decks[1:]
+            assert deck_runs(page, stock_and_later, run=6) == []
+            seat = Player(client, room.slug, tok).connect()
+            try:
+                frame = seat.recv_table()
+                assert set(_codes(frame["content"])) - visible_cards(view) == set(), (table, chair)
+                assert deck_runs(json.dumps(frame, ensure_ascii=False), stock_and_later, run=6) == []
+            finally:
+                seat.close()
+            client.cookies.clear()
+    assert "deck" not in json.dumps(core(client, night_id).standings())
+
+    # the round ends everywhere: the replays and the comparison open
+    bots_play(client, slugs["mellan"])
+    bots_play(client, slugs["taber"])
+    deadline = time.monotonic() + 30
+    while core(client, night_id).current.number == 1:
+        assert time.monotonic() < deadline, "the round did not end"
+        time.sleep(0.02)
+    assert client.get(f"/r/{slugs['vinder']}/replay").status_code == 200
+    opened = client.get(f"{url}/duplicate/base/1")
+    assert opened.status_code == 200 and 'id="deal-1"' in opened.text
+    assert all(f"/r/{s}/replay?deal=1" in opened.text for s in slugs.values())
