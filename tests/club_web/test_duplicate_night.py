@@ -229,3 +229,27 @@ def test_no_deck_reaches_any_client_before_the_round_is_over_at_every_table(clie
     opened = client.get(f"{url}/duplicate/base/1")
     assert opened.status_code == 200 and 'id="deal-1"' in opened.text
     assert all(f"/r/{s}/replay?deal=1" in opened.text for s in slugs.values())
+
+
+def test_a_table_goes_on_dealing_its_rounds_decks_after_a_restart(app_settings: Any) -> None:
+    """The app stops while the round's tables wait at deal 1; after the restart (the rooms
+    rebuilt from their logs, the decks read back before they deal), bots play the whole game
+    and every deal is still the round's stored deck."""
+    from fastapi.testclient import TestClient
+
+    from app.main import create_app
+
+    with TestClient(create_app(app_settings)) as client:
+        night_id = duplicate_night(client, turn_seconds="0")
+        slug = night_row(client, night_id).state["rooms"]["base-1-mellan"]["slug"]
+        assert client.app.state.rooms.get(slug).game.deal_no == 1
+    with TestClient(create_app(app_settings)) as client:
+        room = client.app.state.rooms.get(slug)
+        assert room.deck_key == f"night-{night_id}-base-1"
+        bots_play(client, slug)
+        deadline = time.monotonic() + 30
+        while room.status != "over":
+            assert time.monotonic() < deadline, "the bots did not finish the game"
+            time.sleep(0.01)
+        assert room.game.deal_no >= 2  # deals dealt by this process, after the restart
+        assert check_dealt_from_decks(client, slug, stored_decks(client, night_id)[("base", 1)]) == room.game.deal_no
