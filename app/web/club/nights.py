@@ -17,7 +17,7 @@ from app.club import Night
 from app.i18n import _
 from app.store import club as store
 from app.store.db import session_scope
-from app.web.club import absent_bots, auth, home_night, identity, table_links
+from app.web.club import absent_bots, auth, duplicate_pages, home_night, identity, table_links
 from app.web.club import night_data as cn
 from app.web.club import online as club_online
 from app.web.club.common import (
@@ -126,6 +126,7 @@ def night_context(
         "bots_since": row.bots_for_absent_since,
         "away": [a.player for a in absences],
         "botted": absent_bots.botted_players(session, list(rooms_now.values())),
+        "duplicate": duplicate_pages.night_section(session, row, results),
     }
     return ctx
 
