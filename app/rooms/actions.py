@@ -185,7 +185,7 @@ class RoomActions(RoomPublishing):
         while g is not None and not g.over and g.phase == "waiting":
             if pause and g.deal_no > 0 and self.manager.deal_pause > 0:
                 break
-            events.append((None, "deal", engine.deal(g, self.rng)))
+            events.append((None, "deal", engine.deal(g, self.rng, self.next_deck(g))))
             pause = True
         return events
 

@@ -69,6 +69,11 @@ class RoomHost(Protocol[R_contra]):
         """Tell whoever listens that the room's game has just ended."""
         ...
 
+    def deck_for(self, key: str, deal_no: int, /) -> list[str] | None:
+        """Deal `deal_no` (1, 2, ...) of a duplicate round's table: the deck stored under `key`
+        in its order, or None (a fresh shuffle). Answers at once, on the event loop."""
+        ...
+
     def render_table_json(self, room: R_contra, seat: int | None, /) -> str:
         """The table as that seat sees it, as HTML (in the current language) escaped for a
         JSON string, without the quotes."""

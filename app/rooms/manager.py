@@ -8,7 +8,7 @@ import inspect
 import logging
 from collections.abc import Awaitable, Callable
 from datetime import UTC
-from typing import Any
+from typing import Any, Protocol
 
 from sqlalchemy import Engine
 
@@ -42,6 +42,21 @@ GameOverObserver = Callable[[LiveRoom], "Awaitable[None] | None"]
 ChatRenderer = Callable[[LiveRoom, list[ChatLine]], str]
 ChatFormRenderer = Callable[[LiveRoom, "int | None"], str]
 ReactionRenderer = Callable[[str], str]
+
+
+class DeckSource(Protocol):
+    """Where a duplicate night's tables get their decks (the club; rooms know nothing of it)."""
+
+    def deck(self, key: str, deal_no: int, /) -> list[str] | None:
+        """Deal `deal_no`'s deck of the round `key`, in its order (None: deal a fresh shuffle).
+        Called on the event loop: answers from memory."""
+        ...
+
+    def secret(self, key: str, /) -> bool:
+        """True while the decks of `key` must stay hidden (their round is still being played at
+        some table): replays of its tables are refused. May read the database (called off the
+        event loop)."""
+        ...
 
 
 class RoomManager:
@@ -87,6 +102,20 @@ class RoomManager:
         self.lobby_sweep = LobbySweep(self, idle=lobby_idle) if lobby_idle > 0 else None
         self._sweeping: asyncio.Task[None] | None = None
         self._background: set[asyncio.Task[None]] = set()
+        self.decks: DeckSource | None = None  # duplicate nights' decks (`use_decks`)
+
+    # ------------------------------------------------------------------ duplicate decks
+
+    def use_decks(self, source: DeckSource) -> None:
+        """Deal the tables made with a `deck_key` from `source`'s decks."""
+        self.decks = source
+
+    def deck_for(self, key: str, deal_no: int, /) -> list[str] | None:
+        return self.decks.deck(key, deal_no) if self.decks is not None else None
+
+    def decks_secret(self, key: str | None) -> bool:
+        """True while a table's duplicate decks must stay hidden (blocking: call off the loop)."""
+        return key is not None and self.decks is not None and self.decks.secret(key)
 
     # ------------------------------------------------------------------ life cycle
 
@@ -273,7 +302,7 @@ class RoomManager:
 
     async def create_table(
         self, *, preset: str, options: dict[str, Any], names: list[str], dealer: int,
-        turn_seconds: float = CLUB_TURN_SECONDS,
+        turn_seconds: float = CLUB_TURN_SECONDS, deck_key: str | None = None,
     ) -> LiveRoom:
         """A room seated by name, in the given order, started at once with `dealer` (a seat
         number) dealing first: a club table whose chairs and first dealer were drawn by lot.
@@ -293,7 +322,7 @@ class RoomManager:
             shown.append(label)
         room, _token = await self.create_room(
             preset=preset, options=options, seats=len(shown), host_name=shown[0], table=True,
-            turn_seconds=turn_seconds,
+            turn_seconds=turn_seconds, deck_key=deck_key,
         )
         for name in shown[1:]:
             await room.join(name)
@@ -312,6 +341,7 @@ class RoomManager:
         turn_seconds: float = DEFAULT_TURN_SECONDS,
         bot_levels: list[str] | None = None,
         bot_level: str = DEFAULT_LEVEL,
+        deck_key: str | None = None,
     ) -> tuple[LiveRoom, str]:
         """A new room with the host in seat 0 and `bots` bots after them; returns (room, host token).
 
@@ -345,7 +375,8 @@ class RoomManager:
             seat_rows.append(Seat(i + 1, f"{BOT_NAMES[i % len(BOT_NAMES)]} (bot)", None, is_bot=True))
         created: list[Event] = [(0, "create", {"preset": preset, "options": options, "seats": seats,
                                "turn_seconds": turn_seconds, "bot_level": bot_level,
-                               **({"table": True} if table else {})})]
+                               **({"table": True} if table else {}),
+                               **({"decks": deck_key} if deck_key else {})})]
         created += [(s.seat, "join", {"seat": s.seat, "name": s.name}) if not s.is_bot else
                     (s.seat, "bot", {"seat": s.seat, "name": s.name, "level": levels[s.seat - 1]})
                     for s in seat_rows]
@@ -380,6 +411,7 @@ class RoomManager:
                 seats=seat_rows,
             )
             room.club_table = table
+            room.deck_key = deck_key
             room.turn_seconds = turn_seconds
             for _seat, kind, payload in created:
                 room.bot_levels.note(kind, payload)

@@ -55,6 +55,9 @@ class RoomState:
         # A club table (seated and started by a Gurka Night): the night, not a rematch, decides
         # what is played next.
         self.club_table = False
+        # A duplicate night's table: the key of its round's decks (the host deals deal k from
+        # deck k of that key: `next_deck`); None deals from a fresh shuffle.
+        self.deck_key: str | None = None
         self._bot_task: asyncio.Task[None] | None = None
         self._retry_task: asyncio.Task[None] | None = None  # bots and timers again after a failed commit
         # The version this process's commit in flight will give the room (None: none in flight):
@@ -114,6 +117,7 @@ class RoomState:
             self.bot_levels.note(kind, payload)
             if kind == "create":
                 self.club_table = bool(payload.get("table"))
+                self.deck_key = payload.get("decks")
                 self.turn_seconds = float(payload.get("turn_seconds", DEFAULT_TURN_SECONDS))
             elif kind == "ready" and seat is not None:
                 self.ready.add(seat)
@@ -129,6 +133,10 @@ class RoomState:
             elif kind in ("takeover", "takeback") and isinstance(payload.get("seat"), int):
                 self.timeouts.pop(payload["seat"], None)
         self.game = game
+
+    def next_deck(self, game: engine.Game) -> list[str] | None:
+        """The deck the next deal of `game` is dealt from (a duplicate night's table), or None."""
+        return self.manager.deck_for(self.deck_key, game.deal_no + 1) if self.deck_key else None
 
     def count_timeout(self, seat: int, timed_out: bool) -> int:
         """Count a move for `seat`: timeouts in a row go up, a move of its own clears them."""

@@ -18,7 +18,7 @@ from app.i18n import _
 from app.rooms.bot_levels import DEFAULT_LEVEL, parse_level
 from app.store import club as store
 from app.store.db import session_scope
-from app.web.club import absent_bots, auth, home_night, identity, table_links
+from app.web.club import absent_bots, auth, duplicate_pages, home_night, identity, table_links
 from app.web.club import night_data as cn
 from app.web.club import online as club_online
 from app.web.club.common import (
@@ -132,6 +132,7 @@ def night_context(
         "club_moment": absent_bots.club_moment,
         "away": [a.player for a in absences],
         "botted": absent_bots.botted_players(session, list(rooms_now.values())),
+        "duplicate": duplicate_pages.night_section(session, row, results),
     }
     return ctx
 
