@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Protocol, TypeVar
 
+from app.bot_pool import BotMove, BotRequest
 from app.rooms.chat import ChatLine
 from app.rooms.clock import Clock
 from app.rooms.seats import Seat
@@ -52,6 +53,11 @@ class RoomHost(Protocol[R_contra]):
         """Commit events (and seat/status/host changes) after the room's version, off the event
         loop, in one transaction (maybe shared with other rooms' commits); the new version once it
         committed. Raises VersionConflict if the room moved on elsewhere."""
+        ...
+
+    async def decide_bot(self, request: BotRequest, delay: float) -> BotMove:
+        """A bot's move, never sooner than `delay` seconds on the rooms' clock; the thinking
+        runs off the event loop, overlapping the delay (the bot pool, `app.bot_pool`)."""
         ...
 
     async def reload(self, room: R_contra) -> None:

@@ -11,6 +11,7 @@ from collections import OrderedDict
 from typing import Any
 
 from app.rooms import engine
+from app.rooms.bot_levels import BotLevels
 from app.rooms.chat import ChatLog
 from app.rooms.host import RoomHost
 from app.rooms.hub import Connection
@@ -88,6 +89,8 @@ class RoomState:
         self.time_note_seat: int | None = None
         # Seats that said yes to a rematch since the last game ended (the "ready" vote).
         self.ready: set[int] = set()
+        # The level of each bot that plays here, and the host's level (`bot_levels`).
+        self.bot_levels = BotLevels()
         self._timer_task: asyncio.Task[None] | None = None
         self._timer_moment = 0.0  # when the timer task wakes next
         self._timer_due: tuple[float, str, int] = (0.0, "turn", version)  # armed last: (moment, kind, version)
@@ -111,6 +114,7 @@ class RoomState:
         """Replay the event log: the last `start` and every deal and action after it."""
         game = None
         for seat, kind, payload in events:
+            self.bot_levels.note(kind, payload)
             if kind == "create":
                 self.club_table = bool(payload.get("table"))
                 self.deck_key = payload.get("decks")
@@ -147,7 +151,13 @@ class RoomState:
             self.seats, self.game = fresh.seats, fresh.game
         self.timeouts, self.turn_seconds = fresh.timeouts, fresh.turn_seconds
         self.ready = fresh.ready
+        self.bot_levels = fresh.bot_levels
         self.reseat()
+
+    def bot_level(self, seat: int) -> str:
+        """The level of the bot that plays `seat` (a bot seat or one handed to a bot)."""
+        s = self.seats.get(seat)
+        return self.bot_levels.host if s is None else self.bot_levels.of(s)
 
     def seat_of(self, token_hash: str | None) -> int | None:
         if not token_hash:

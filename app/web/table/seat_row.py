@@ -18,6 +18,7 @@ from jinja2.utils import htmlsafe_json_dumps
 from markupsafe import Markup, escape
 
 from app.i18n import N_, _, current_language
+from app.web.table.bot_words import bot_tag
 from app.web.table.cards_html import card_back, card_html
 from app.web.table.look import SeatRow, SeatStats
 from app.web.table.presence_marks import presence_dot, presence_word
@@ -51,7 +52,7 @@ def _row(lang: str, s: SeatRow, version: int | None, lobby: bool, turn_left: int
     if s.is_host:
         tags.append(f'<span class="tag host" title="{w["Host"]}">{w["host"]}</span>')
     if s.is_bot:
-        tags.append(f'<span class="tag bot">{w["bot"]}</span>')
+        tags.append(f'<span class="tag bot">{bot_tag(s.bot_level)}</span>')
     elif s.bot_controlled:
         tags.append(f'<span class="tag bot">{w["bot playing"]}</span>')
     if s.dealer:
