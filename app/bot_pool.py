@@ -15,6 +15,9 @@ moves) and a seed; never the game, whose other hands and stock the worker must n
 * **Budget and fallbacks**: a search stops starting new worlds after ``budget.seconds``; if
   its answer is not back ``grace`` seconds after that, or every worker is already busy, or
   the worker fails, the move is the heuristic bot's (computed here, a millisecond's work).
+  A busy pool's fallback comes no sooner than the search's time (``budget.seconds``): a crowd
+  of strong bots moves at the pace the pool would give them, so rooms full of them can not
+  play at the heuristic bot's speed and crowd the server's loop.
   Bots other than ``strong`` think here too: they are as cheap as the fallback.
 * ``start()`` (or the first decision) starts the workers, ``stop()`` ends them; use
   ``async with pool:`` in an app's lifespan.
@@ -165,7 +168,9 @@ class BotPool:
         if self._executor is None:
             await self.start()
         if len(self._running) >= self.workers:
-            await sleep(delay)
+            # a strong bot never moves sooner than its search would have: many strong bots at
+            # once get the heuristic move at the search's pace, not the heuristic bot's
+            await sleep(max(delay, self.budget.seconds or 0.0))
             return self._fallback(request, "busy", start)
         executor = self._executor
         if executor is None:  # stopped meanwhile

@@ -13,6 +13,7 @@ from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from app import gc_pacing, web
+from app.bot_pool import BotPool
 from app.rooms.clock import Clock
 from app.secret_key import UnsafeSecret, with_secret
 from app.settings import Settings
@@ -40,14 +41,21 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         gc_pacing.tune()
-        async with web.running(app):
-            pacer = asyncio.create_task(gc_pacing.Pacer().run(), name="gc-pacing") if settings.gc_pacing else None
-            try:
-                yield
-            finally:
-                if pacer is not None:
-                    pacer.cancel()
-                    await asyncio.gather(pacer, return_exceptions=True)
+        # One pool of bot workers for the app (sized for the machine), closed on shutdown: the
+        # room manager hands it to the rooms. Its processes start when the first room with a
+        # strong bot is made or loaded, or with a strong bot's first move.
+        pool = app.state.bot_pool = BotPool(settings.bot_workers or None)
+        try:
+            async with web.running(app):
+                pacer = asyncio.create_task(gc_pacing.Pacer().run(), name="gc-pacing") if settings.gc_pacing else None
+                try:
+                    yield
+                finally:
+                    if pacer is not None:
+                        pacer.cancel()
+                        await asyncio.gather(pacer, return_exceptions=True)
+        finally:
+            await pool.stop()
         app.state.engine.dispose()
 
     app = FastAPI(title="Gurka online", lifespan=lifespan, docs_url=None, redoc_url=None)

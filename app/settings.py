@@ -36,6 +36,10 @@ class Settings(BaseSettings):
         "(the page's own origin is always allowed).",
     )
     bot_delay: float = Field(default=0.8, ge=0, description="Seconds a bot waits before it acts.")
+    bot_workers: int = Field(
+        default=0, ge=0, le=64,
+        description="Worker processes in which strong bots think (0: one per core but one, at least one).",
+    )
     seat_takeover_seconds: float = Field(
         default=60, ge=0, description="How long a seat may be empty before the host can give it to a bot."
     )

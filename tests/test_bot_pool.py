@@ -113,6 +113,28 @@ async def test_the_pool_falls_back_to_the_heuristic_move_when_busy() -> None:
         assert pool.stats.fallbacks == {"busy": 1} and pool.stats.searches == 1
 
 
+async def test_a_busy_pools_fallback_comes_at_the_searchs_pace() -> None:
+    """Many strong bots at once: the ones the pool has no worker for get the heuristic move, but
+    no sooner than a search would have answered (rooms of strong bots never play at the
+    heuristic bot's speed)."""
+    game = game_with_a_choice()
+    request = request_for(game)
+    waited: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        waited.append(seconds)
+
+    async with BotPool(workers=1, budget=Budget(worlds=10**6, seconds=0.2), grace=600.0, warm=False) as pool:
+        first = asyncio.create_task(pool.decide(request))
+        while pool.busy == 0:
+            await asyncio.sleep(0)
+        second = await pool.decide(request, delay=0.0, sleep=sleep)
+        assert second.by == "busy" and waited == [0.2]
+        third = await pool.decide(request, delay=0.8, sleep=sleep)  # a longer delay is kept
+        assert third.by == "busy" and waited == [0.2, 0.8]
+        assert (await first).by == "search"
+
+
 async def test_a_late_search_gives_the_heuristic_move_and_the_delay_overlaps_the_thinking() -> None:
     game = game_with_a_choice()
     request = request_for(game)

@@ -17,8 +17,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Generic, TypeVar
 
+from app.bot_pool import BotRequest
 from app.names import name_key
 from app.rooms import engine
+from app.rooms.bot_levels import level_or_default
 from app.rooms.host import Event
 from app.rooms.publishing import RoomPublishing
 from app.rooms.seats import BOT_NAMES, Refused, Seat, clean_name
@@ -77,6 +79,8 @@ class RoomActions(RoomPublishing):
             if change.host is not None:
                 self.host = change.host
             self.version = version
+            for _seat, kind, payload in change.events:
+                self.bot_levels.note(kind, payload)
         if self.time_note is not None and old_news(self.time_note_seat, change.events):
             self.time_note = self.time_note_seat = None
         for step in change.after:
@@ -181,7 +185,7 @@ class RoomActions(RoomPublishing):
         while g is not None and not g.over and g.phase == "waiting":
             if pause and g.deal_no > 0 and self.manager.deal_pause > 0:
                 break
-            events.append((None, "deal", engine.deal(g, self.rng)))
+            events.append((None, "deal", engine.deal(g, self.rng, self.next_deck(g))))
             pause = True
         return events
 
@@ -226,7 +230,9 @@ class RoomActions(RoomPublishing):
 
         return await self._run(fn)
 
-    async def add_bot(self, by: int | None) -> None:
+    async def add_bot(self, by: int | None, level: str | None = None) -> None:
+        """The host adds a bot of `level` (default: the host's level, `bot_levels.host`)."""
+
         def fn() -> Change[None]:
             self._require_host(by)
             self._require_lobby()
@@ -235,7 +241,8 @@ class RoomActions(RoomPublishing):
             name = next((f"{n} (bot)" for n in BOT_NAMES if f"{n} (bot)" not in used), f"Bot {seat + 1}")
             seats = dict(self.seats)
             seats[seat] = Seat(seat, name, None, is_bot=True)
-            return Change(None, [(by, "bot", {"seat": seat, "name": name})], seats=seats)
+            kind = level_or_default(level, self.bot_levels.host)
+            return Change(None, [(by, "bot", {"seat": seat, "name": name, "level": kind})], seats=seats)
 
         await self._run(fn)
 
@@ -338,10 +345,12 @@ class RoomActions(RoomPublishing):
 
         return await self._run(fn)
 
-    async def hand_to_bot(self, by: int | None, seat: int, *, grace: bool = True) -> None:
+    async def hand_to_bot(self, by: int | None, seat: int, *, grace: bool = True,
+                          level: str | None = None) -> None:
         """A bot plays an absent player's seat until they act again. `grace=False`: the player is
         known to be away (a club elder's wish for a member who has not come back), so the seat
-        goes to the bot without their grace time."""
+        goes to the bot without their grace time. The bot is of `level` (a club night's elders
+        choose it), else the host's level."""
 
         def fn() -> Change[None]:
             if by is None or by not in self.seats:
@@ -361,7 +370,8 @@ class RoomActions(RoomPublishing):
                                    n=int(wait) + 1))
             seats = dict(self.seats)
             seats[seat] = replace(s, bot_controlled=True)
-            return Change(None, [(by, "takeover", {"seat": seat})], seats=seats)
+            kind = level_or_default(level, self.bot_levels.host)
+            return Change(None, [(by, "takeover", {"seat": seat, "level": kind})], seats=seats)
 
         await self._run(fn)
 
@@ -416,18 +426,31 @@ class RoomActions(RoomPublishing):
         with contextlib.suppress(RuntimeError):
             self._bot_task = asyncio.get_running_loop().create_task(self._bot_turn(), name=f"bot-{self.slug}")
 
+    def bot_request(self, seat: int, level: str | None = None) -> BotRequest:
+        """What the bot for `seat` (the seat to act) may know: that seat's view, the rules and a
+        seed from the room's generator; the bot of `level`, else the seat's own."""
+        assert self.game is not None
+        kind = level or self.bot_level(seat)
+        return BotRequest.for_seat(self.game, seat, kind, self.rng.randrange(2**31))
+
     async def _bot_turn(self) -> None:
-        clock = self.manager.clock
-        await clock.sleep_until(clock.now() + self.manager.bot_delay)
+        """The bot to act thinks (in the bot pool, off the event loop) while its usual delay
+        runs; its move then goes through the action path (a game that moved on meanwhile
+        refuses it as stale, and the bot looks again)."""
         try:
-            async with self.lock:
-                seat = self.bot_seat()
+            seat, game = self.bot_seat(), self.game
+            if seat is None or game is None:
+                return
+            request = self.bot_request(seat)
+            version = self.version
+            move = await self.manager.decide_bot(request, self.manager.bot_delay)
+            action = move.action
+            if self.game is game and self.bot_seat() == seat:  # only the seats changed meanwhile
                 version = self.version
-                if seat is None or self.game is None:
-                    return
-                action = engine.bot_action(self.game, seat, self.rng)
         except Exception:
             log.exception("room %s: the bot could not choose", self.id)
+            if self._bot_task is asyncio.current_task():
+                self._bot_task = None
             return
         try:
             await self.act(seat, action, version, bot=True)

@@ -25,13 +25,41 @@ def make_game(preset: str, players: int, dealer: int, options: dict[str, Any]) -
     return new_game(preset, players=players, dealer=dealer, **opts)
 
 
-def deal(game: Game, rng: random.Random) -> dict[str, Any]:
-    """Shuffle and deal the next deal; return the event payload that replays it exactly."""
-    hands, stock = rules.shuffled_deal(game, rng)
+def deal(game: Game, rng: random.Random, deck: list[str] | None = None) -> dict[str, Any]:
+    """Shuffle and deal the next deal (or deal `deck`, in its order: `deck_deal`); return the
+    event payload that replays it exactly."""
+    if deck is None:
+        hands, stock = rules.shuffled_deal(game, rng)
+    else:
+        hands, stock = deck_deal(game, deck)
     hands = [list(h) for h in hands]
     stock = list(stock)
     game.deal(hands=hands, stock=stock)
     return {"hands": hands, "stock": stock}
+
+
+def deck_deal(game: Game, deck: list[str]) -> tuple[list[list[str]], list[str]]:
+    """A duplicate deal: `deck` (a whole deck in a fixed order) dealt as a shuffled deck is, the
+    next hand size to each seat still in, clockwise from forhånd, so the p-th seat from forhånd
+    gets the deck's p-th hand at every table. A table with seats out leaves their hands where
+    they lie, under the stock: the stock is drawn in the same order as at a full table."""
+    size = game.next_hand_size()
+    n = game.players
+    out = set(game.out)
+    seats = [s for s in ((game.forehand + i) % n for i in range(n)) if s not in out]
+    hands: list[list[str]] = [[] for _ in range(n)]
+    for p, seat in enumerate(seats):
+        hands[seat] = deck[p * size:(p + 1) * size]
+    unused = deck[len(seats) * size:n * size]
+    return hands, deck[n * size:] + unused
+
+
+def shuffled_deck(preset: str, players: int, rng: random.Random) -> list[str]:
+    """A whole deck of `preset` for `players`, shuffled with `rng`: the order `deck_deal` deals."""
+    game = make_game(preset, players, 0, {})
+    hands, stock = rules.shuffled_deal(game, rng)
+    order = [(game.forehand + i) % players for i in range(players)]
+    return [c for seat in order for c in hands[seat]] + list(stock)
 
 
 def replay_deal(game: Game, payload: dict[str, Any]) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Protocol, TypeVar
 
+from app.bot_pool import BotMove, BotRequest
 from app.rooms.chat import ChatLine
 from app.rooms.clock import Clock
 from app.rooms.hub import Connection
@@ -55,6 +56,11 @@ class RoomHost(Protocol[R_contra]):
         committed. Raises VersionConflict if the room moved on elsewhere."""
         ...
 
+    async def decide_bot(self, request: BotRequest, delay: float) -> BotMove:
+        """A bot's move, never sooner than `delay` seconds on the rooms' clock; the thinking
+        runs off the event loop, overlapping the delay (the bot pool, `app.bot_pool`)."""
+        ...
+
     async def reload(self, room: R_contra) -> None:
         """Rebuild the room from one consistent snapshot of the database, read off the event loop
         (after another process moved it first)."""
@@ -62,6 +68,11 @@ class RoomHost(Protocol[R_contra]):
 
     async def game_over(self, room: R_contra) -> None:
         """Tell whoever listens that the room's game has just ended."""
+        ...
+
+    def deck_for(self, key: str, deal_no: int, /) -> list[str] | None:
+        """Deal `deal_no` (1, 2, ...) of a duplicate round's table: the deck stored under `key`
+        in its order, or None (a fresh shuffle). Answers at once, on the event loop."""
         ...
 
     def table_frame(self, room: R_contra, conn: Connection, /) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import json
 import logging
@@ -12,7 +13,9 @@ from typing import Any, Protocol
 
 from sqlalchemy import Engine
 
+from app.bot_pool import BotMove, BotPool, BotRequest
 from app.rooms import engine as rules_engine
+from app.rooms.bot_levels import DEFAULT_LEVEL, LEVELS
 from app.rooms.chat import ChatLine
 from app.rooms.clock import Clock, SystemClock
 from app.rooms.commits import CommitWriter
@@ -60,6 +63,21 @@ class BareTables:
         return [(conn, self.table_frame(room, conn)) for conn in conns]
 
 
+class DeckSource(Protocol):
+    """Where a duplicate night's tables get their decks (the club; rooms know nothing of it)."""
+
+    def deck(self, key: str, deal_no: int, /) -> list[str] | None:
+        """Deal `deal_no`'s deck of the round `key`, in its order (None: deal a fresh shuffle).
+        Called on the event loop: answers from memory."""
+        ...
+
+    def secret(self, key: str, /) -> bool:
+        """True while the decks of `key` must stay hidden (their round is still being played at
+        some table): replays of its tables are refused. May read the database (called off the
+        event loop)."""
+        ...
+
+
 class RoomManager:
     def __init__(
         self,
@@ -75,8 +93,13 @@ class RoomManager:
         render_chat_form: ChatFormRenderer | None = None,
         render_reaction: ReactionRenderer | None = None,
         lobby_idle: float = 0.0,
+        bot_pool: BotPool | None = None,
     ) -> None:
         self.db = db
+        # Bots think here (`app.bot_pool`): the app's pool, or one of the manager's own, whose
+        # worker processes start with the first strong bot's first move.
+        self.bot_pool = bot_pool if bot_pool is not None else BotPool()
+        self._owns_pool = bot_pool is None
         self.bot_delay = bot_delay
         self.takeover_seconds = takeover_seconds
         self.deal_pause = deal_pause
@@ -95,6 +118,21 @@ class RoomManager:
         # waiting rooms nobody has had open for `lobby_idle` seconds are deleted (0: never)
         self.lobby_sweep = LobbySweep(self, idle=lobby_idle) if lobby_idle > 0 else None
         self._sweeping: asyncio.Task[None] | None = None
+        self._background: set[asyncio.Task[None]] = set()
+        self.decks: DeckSource | None = None  # duplicate nights' decks (`use_decks`)
+
+    # ------------------------------------------------------------------ duplicate decks
+
+    def use_decks(self, source: DeckSource) -> None:
+        """Deal the tables made with a `deck_key` from `source`'s decks."""
+        self.decks = source
+
+    def deck_for(self, key: str, deal_no: int, /) -> list[str] | None:
+        return self.decks.deck(key, deal_no) if self.decks is not None else None
+
+    def decks_secret(self, key: str | None) -> bool:
+        """True while a table's duplicate decks must stay hidden (blocking: call off the loop)."""
+        return key is not None and self.decks is not None and self.decks.secret(key)
 
     # ------------------------------------------------------------------ table frames (the host's)
 
@@ -116,6 +154,8 @@ class RoomManager:
         for room in self.rooms.values():
             room.schedule_bot()
             room.arm()  # timers re-armed from the stored facts (a deadline, a pending deal)
+        self.warm_bots([room.bot_level(s.seat) for room in self.rooms.values() if room.status == "playing"
+                        for s in room.seats.values() if s.botted])
         if self.lobby_sweep is not None and self._sweeping is None:
             self._sweeping = asyncio.get_running_loop().create_task(self.lobby_sweep.run(), name="lobby-sweep")
 
@@ -151,6 +191,29 @@ class RoomManager:
         for room in list(self.rooms.values()):
             await room.stop()
         self.writer.stop()
+        if self._owns_pool:
+            await self.bot_pool.stop()
+
+    # ------------------------------------------------------------------ bots
+
+    async def decide_bot(self, request: BotRequest, delay: float) -> BotMove:
+        """A bot's move from the bot pool (see `RoomHost.decide_bot`)."""
+        clock = self.clock
+
+        async def sleep(seconds: float) -> None:
+            if seconds > 0:
+                await clock.sleep_until(clock.now() + seconds)
+
+        return await self.bot_pool.decide(request, delay=delay, sleep=sleep)
+
+    def warm_bots(self, levels: list[str]) -> None:
+        """A room with strong bots was made: start the pool's workers now (in the background),
+        so that its first move does not wait for them."""
+        if "strong" in levels and not self.bot_pool.pids():
+            with contextlib.suppress(RuntimeError):
+                task = asyncio.get_running_loop().create_task(self.bot_pool.start(), name="bot-pool-start")
+                self._background.add(task)
+                task.add_done_callback(self._background.discard)
 
     def build(self, snap: RoomSnapshot) -> LiveRoom:
         """A live room from a stored snapshot (no database call: the snapshot has it all)."""
@@ -264,7 +327,7 @@ class RoomManager:
 
     async def create_table(
         self, *, preset: str, options: dict[str, Any], names: list[str], dealer: int,
-        turn_seconds: float = CLUB_TURN_SECONDS,
+        turn_seconds: float = CLUB_TURN_SECONDS, deck_key: str | None = None,
     ) -> LiveRoom:
         """A room seated by name, in the given order, started at once with `dealer` (a seat
         number) dealing first: a club table whose chairs and first dealer were drawn by lot.
@@ -284,7 +347,7 @@ class RoomManager:
             shown.append(label)
         room, _token = await self.create_room(
             preset=preset, options=options, seats=len(shown), host_name=shown[0], table=True,
-            turn_seconds=turn_seconds,
+            turn_seconds=turn_seconds, deck_key=deck_key,
         )
         for name in shown[1:]:
             await room.join(name)
@@ -301,8 +364,14 @@ class RoomManager:
         bots: int = 0,
         table: bool = False,
         turn_seconds: float = DEFAULT_TURN_SECONDS,
+        bot_levels: list[str] | None = None,
+        bot_level: str = DEFAULT_LEVEL,
+        deck_key: str | None = None,
     ) -> tuple[LiveRoom, str]:
-        """A new room with the host in seat 0 and `bots` bots after them; returns (room, host token)."""
+        """A new room with the host in seat 0 and `bots` bots after them; returns (room, host token).
+
+        `bot_levels`: each bot's level in seat order (missing ones: `bot_level`); `bot_level`:
+        the host's level, for the turn timer's default move and "Let a bot play"."""
         if preset not in rules_engine.PRESETS:
             raise Refused(Text("Unknown game %(game)s.", game=repr(preset)))
         name = clean_name(host_name)
@@ -320,15 +389,21 @@ class RoomManager:
                                high=MAX_TURN_SECONDS))
         if not 0 <= bots <= seats - 1:
             raise Refused(Text("Between 0 and %(n)s bots, please.", n=seats - 1))
+        levels = list(bot_levels or [])[:bots]
+        levels += [bot_level] * (bots - len(levels))
+        if any(level not in LEVELS for level in [*levels, bot_level]):
+            raise Refused(Text("Unknown bot level: choose easy, medium or strong."))
         token = new_token()
         token_hash, code_hash = seat_secrets(token)
         seat_rows = [Seat(0, name, token_hash, code_hash=code_hash)]
         for i in range(bots):
             seat_rows.append(Seat(i + 1, f"{BOT_NAMES[i % len(BOT_NAMES)]} (bot)", None, is_bot=True))
         created: list[Event] = [(0, "create", {"preset": preset, "options": options, "seats": seats,
-                               "turn_seconds": turn_seconds,
-                               **({"table": True} if table else {})})]
-        created += [(s.seat, "join" if not s.is_bot else "bot", {"seat": s.seat, "name": s.name})
+                               "turn_seconds": turn_seconds, "bot_level": bot_level,
+                               **({"table": True} if table else {}),
+                               **({"decks": deck_key} if deck_key else {})})]
+        created += [(s.seat, "join", {"seat": s.seat, "name": s.name}) if not s.is_bot else
+                    (s.seat, "bot", {"seat": s.seat, "name": s.name, "level": levels[s.seat - 1]})
                     for s in seat_rows]
 
         seen_at = None if table else moment(self.clock.now())  # a club table is never swept
@@ -361,6 +436,10 @@ class RoomManager:
                 seats=seat_rows,
             )
             room.club_table = table
+            room.deck_key = deck_key
             room.turn_seconds = turn_seconds
+            for _seat, kind, payload in created:
+                room.bot_levels.note(kind, payload)
             self.rooms[slug] = room
+        self.warm_bots(levels)
         return room, token

@@ -11,6 +11,7 @@ from collections import OrderedDict
 from typing import Any
 
 from app.rooms import engine
+from app.rooms.bot_levels import BotLevels
 from app.rooms.chat import ChatLog
 from app.rooms.host import RoomHost
 from app.rooms.hub import Connection
@@ -54,6 +55,9 @@ class RoomState:
         # A club table (seated and started by a Gurka Night): the night, not a rematch, decides
         # what is played next.
         self.club_table = False
+        # A duplicate night's table: the key of its round's decks (the host deals deal k from
+        # deck k of that key: `next_deck`); None deals from a fresh shuffle.
+        self.deck_key: str | None = None
         self._bot_task: asyncio.Task[None] | None = None
         self._retry_task: asyncio.Task[None] | None = None  # bots and timers again after a failed commit
         # The version this process's commit in flight will give the room (None: none in flight):
@@ -81,6 +85,8 @@ class RoomState:
         self.time_note_seat: int | None = None
         # Seats that said yes to a rematch since the last game ended (the "ready" vote).
         self.ready: set[int] = set()
+        # The level of each bot that plays here, and the host's level (`bot_levels`).
+        self.bot_levels = BotLevels()
         self._timer_task: asyncio.Task[None] | None = None
         self._timer_moment = 0.0  # when the timer task wakes next
         self._timer_due: tuple[float, str, int] = (0.0, "turn", version)  # armed last: (moment, kind, version)
@@ -104,8 +110,10 @@ class RoomState:
         """Replay the event log: the last `start` and every deal and action after it."""
         game = None
         for seat, kind, payload in events:
+            self.bot_levels.note(kind, payload)
             if kind == "create":
                 self.club_table = bool(payload.get("table"))
+                self.deck_key = payload.get("decks")
                 self.turn_seconds = float(payload.get("turn_seconds", DEFAULT_TURN_SECONDS))
             elif kind == "ready" and seat is not None:
                 self.ready.add(seat)
@@ -122,6 +130,10 @@ class RoomState:
                 self.timeouts.pop(payload["seat"], None)
         self.game = game
 
+    def next_deck(self, game: engine.Game) -> list[str] | None:
+        """The deck the next deal of `game` is dealt from (a duplicate night's table), or None."""
+        return self.manager.deck_for(self.deck_key, game.deal_no + 1) if self.deck_key else None
+
     def count_timeout(self, seat: int, timed_out: bool) -> int:
         """Count a move for `seat`: timeouts in a row go up, a move of its own clears them."""
         count = self.timeouts.get(seat, 0) + 1 if timed_out else 0
@@ -135,7 +147,13 @@ class RoomState:
             self.seats, self.game = fresh.seats, fresh.game
         self.timeouts, self.turn_seconds = fresh.timeouts, fresh.turn_seconds
         self.ready = fresh.ready
+        self.bot_levels = fresh.bot_levels
         self.reseat()
+
+    def bot_level(self, seat: int) -> str:
+        """The level of the bot that plays `seat` (a bot seat or one handed to a bot)."""
+        s = self.seats.get(seat)
+        return self.bot_levels.host if s is None else self.bot_levels.of(s)
 
     def seat_of(self, token_hash: str | None) -> int | None:
         if not token_hash:

@@ -106,9 +106,11 @@ def apply_above(room: LiveRoom, snap: RoomSnapshot) -> bool:
         return False
     game = room.game.fork() if room.game is not None else None
     ready, timeouts, note, note_seat = set(room.ready), dict(room.timeouts), room.time_note, room.time_note_seat
+    levels = room.bot_levels.copy()
     try:
         for event in events:
             payload: dict[str, Any] = dict(event.payload)
+            levels.note(event.kind, payload)
             if note is not None and old_news(note_seat, [(event.seat, event.kind, payload)]):
                 note = note_seat = None
             if event.kind == "ready" and event.seat is not None:
@@ -141,6 +143,7 @@ def apply_above(room: LiveRoom, snap: RoomSnapshot) -> bool:
     with room.state_lock:
         room.game = game
         room.ready, room.timeouts, room.time_note, room.time_note_seat = ready, timeouts, note, note_seat
+        room.bot_levels = levels
         room.version = row.version
         room.status = row.status
         room.host = row.host

@@ -39,26 +39,35 @@ class RoomTurns(RoomActions):
     async def expire_turn(self, seen: int) -> str | None:
         """The seat to act ran out of time at version `seen`: a bot makes that one move. After
         `TIMEOUTS_BEFORE_BOT` in a row the bot keeps the seat until its player acts again.
-        Returns the move, or None when there was nothing to do (moved on, or not yet due)."""
+        Returns the move, or None when there was nothing to do (moved on, or not yet due).
+
+        The move is the host's level's bot's (`bot_levels.host`), thought out in the bot pool
+        before the change is staged; a table that moved meanwhile makes it nothing to do."""
+        chosen: str | None = None
+        g = self.game
+        deadline = self.turn_deadline()
+        due = deadline is not None and self.manager.clock.now() >= deadline
+        if due and seen == self.version and g is not None and g.to_act is not None:
+            request = self.bot_request(g.to_act, self.bot_levels.host)
+            chosen = (await self.manager.decide_bot(request, 0.0)).action
 
         def fn() -> Change[str | None]:
             deadline = self.turn_deadline()
             if seen != self.version or deadline is None or self.game is None or self.game.to_act is None:
                 return Change(None)
-            if self.manager.clock.now() < deadline:
+            if self.manager.clock.now() < deadline or chosen is None:
                 return Change(None)
             g = self.game.fork()
             assert g.to_act is not None
             s = self.seats[g.to_act]
-            action = engine.bot_action(g, s.seat, self.rng)
-            applied = engine.apply(g, action, s.seat)
+            applied = engine.apply(g, chosen, s.seat)
             events: list[Event] = [(s.seat, "act", {"action": applied, "timeout": True})]
             seats: dict[int, Seat] | None = None
             count = self.timeouts.get(s.seat, 0) + 1
             if count >= TIMEOUTS_BEFORE_BOT:
                 seats = dict(self.seats)
                 seats[s.seat] = replace(s, bot_controlled=True)
-                events.append((None, "takeover", {"seat": s.seat, "timeout": True}))
+                events.append((None, "takeover", {"seat": s.seat, "timeout": True, "level": self.bot_levels.host}))
             events += self._auto_deal(g)
             if seats is not None:
                 note = Text("Time: a bot %(did)s for %(name)s. A bot plays for %(name)s until they "

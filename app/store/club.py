@@ -67,6 +67,24 @@ class Night(SQLModel, table=True):
     # "Bots for the absent", switched on by this elder (None: off) for the rest of the night
     bots_for_absent_by: str | None = Field(default=None, max_length=40)
     bots_for_absent_since: datetime | None = None
+    # Duplicate deals (online nights): the three tables of a round play the same decks
+    duplicate: bool = Field(default=False, sa_column_kwargs={"server_default": sa_false()})
+
+
+class NightDecks(SQLModel, table=True):
+    """The decks of one round of a duplicate night, drawn (with `secrets`) when the round opens:
+    deal k at every table of the round is dealt from deck k. Secret until the round is over at
+    every table (never sent to a client before)."""
+
+    __tablename__ = "night_decks"
+    __table_args__ = (UniqueConstraint("night_id", "stage", "round", name="uq_night_decks_round"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    night_id: int = Field(foreign_key="nights.id", index=True)
+    stage: str = Field(max_length=16)  # base | finals
+    round: int
+    decks: list[list[str]] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    drawn_at: datetime = Field(default_factory=_now)
 
 
 class NightAbsence(SQLModel, table=True):
@@ -306,10 +324,11 @@ def create_night(
     created_by: str = "",
     state: dict[str, Any] | None = None,
     turn_seconds: int = 60,
+    duplicate: bool = False,
 ) -> Night:
     night = Night(
         date=day, host=host, seed=seed, players=players, start=start, mode=mode,
-        created_by=created_by, state=state or {}, turn_seconds=turn_seconds,
+        created_by=created_by, state=state or {}, turn_seconds=turn_seconds, duplicate=duplicate,
     )
     session.add(night)
     session.flush()
@@ -361,7 +380,7 @@ def set_night_mode(session: Session, *, night_id: int, mode: str) -> None:
 
 def delete_night(session: Session, *, night_id: int) -> None:
     """Remove a night that was set up by mistake, with everything hanging off it."""
-    for model in (TableEntry, NightTableLink, Correction, NightResult, NightAbsence):
+    for model in (TableEntry, NightTableLink, Correction, NightResult, NightAbsence, NightDecks):
         for row in list(session.exec(select(model).where(model.night_id == night_id))):
             session.delete(row)
         session.flush()
@@ -379,6 +398,29 @@ def delete_night(session: Session, *, night_id: int) -> None:
     if night is not None:
         session.delete(night)
     session.flush()
+
+
+# ---------------------------------------------------------------- duplicate decks
+
+
+def get_decks(session: Session, *, night_id: int, stage: str, round_no: int) -> NightDecks | None:
+    return session.exec(select(NightDecks).where(
+        NightDecks.night_id == night_id, NightDecks.stage == stage, NightDecks.round == round_no)).first()
+
+
+def add_decks(session: Session, *, night_id: int, stage: str, round_no: int, decks: list[list[str]]) -> NightDecks:
+    """Store a round's decks, unless they are stored already (then those, the first drawn, win)."""
+    found = get_decks(session, night_id=night_id, stage=stage, round_no=round_no)
+    if found is not None:
+        return found
+    row = NightDecks(night_id=night_id, stage=stage, round=round_no, decks=decks)
+    session.add(row)
+    session.flush()
+    return row
+
+
+def list_decks(session: Session, *, night_id: int) -> list[NightDecks]:
+    return list(session.exec(select(NightDecks).where(NightDecks.night_id == night_id).order_by(col(NightDecks.id))))
 
 
 # ---------------------------------------------------------------- bots for the absent

@@ -25,7 +25,7 @@ from app.web.shared.ids import ids_in_range
 from app.web.shared.language import ReaderLanguage
 from app.web.shared.language import router as language_router
 from app.web.state import manager_of, templates_of
-from app.web.table import pages, rejoin, replay, websocket
+from app.web.table import pages, practice, rejoin, replay, websocket
 
 
 def install(app: FastAPI) -> None:
@@ -38,6 +38,7 @@ def install(app: FastAPI) -> None:
     app.router.dependencies.append(Depends(ids_in_range))  # before every route: ids the database can hold
     app.include_router(language_router)
     app.include_router(pages.router)
+    app.include_router(practice.router)
     app.include_router(rejoin.router)
     app.add_exception_handler(pages.NoSuchRoom, pages.no_such_room)
     app.include_router(websocket.router)
@@ -49,6 +50,7 @@ def install(app: FastAPI) -> None:
 async def running(app: FastAPI) -> AsyncIterator[None]:
     manager = manager_of(app)
     club_online.install(app)
+    await club_online.load_decks(app)  # duplicate nights' decks, before their tables deal again
     await manager.start()
     await club_online.catch_up(app)  # results of games that ended while the app was down
     watcher = asyncio.create_task(club_flow.watch(app))  # club rooms follow other processes

@@ -76,6 +76,7 @@ def manager_of(app: FastAPI) -> RoomManager:
             render_chat_form=lambda room, seat: talk.render_form(templates, room, seat),
             render_reaction=lambda emoji: talk.render_reaction(templates, emoji),
             lobby_idle=60 * float(getattr(settings, "lobby_idle_minutes", 0)),
+            bot_pool=getattr(app.state, "bot_pool", None),
         )
         manager.load()
         app.state.rooms = manager

@@ -13,6 +13,8 @@ plays the seat of every player who is not at their table.
   their seat back at their table and staying there.
 - Turning the switch off ends it for everyone; seats already played by a bot stay so until their
   players take them back.
+- The elder who turns it on picks the bots' level (kept in the night's state, ``bot_level``;
+  medium unless chosen); each handed-over seat's level is stored with its room's takeover.
 
 Rooms are changed on the event loop; the night's rows are read and written in worker threads.
 """
@@ -22,15 +24,19 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any, cast
+from zoneinfo import ZoneInfo
 
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
 from sqlmodel import Session
 
 from app.rooms import LiveRoom, Refused
+from app.rooms.bot_levels import DEFAULT_LEVEL, level_or_default
 from app.store import club as store
 from app.store import rooms as room_store
 from app.store.db import session_scope
+from app.web.club.common import nice_moment
 from app.web.state import manager_of
 
 log = logging.getLogger("gurka.club.bots")
@@ -42,20 +48,30 @@ RETRY_SECONDS = 0.5  # how often a watched room is looked at again (in memory; n
 class Wish:
     on: bool
     away: frozenset[str]
+    level: str = DEFAULT_LEVEL  # the level of the bots that play for the absent (the elders')
 
 
 # ------------------------------------------------------------------ the night's rows (worker threads)
 
 
-def switch(app: FastAPI, night_id: int, by: str | None) -> bool:
-    """Turn the night's bots for the absent on (`by`: the elder) or off (None); False if there
-    is no such open online night."""
+def switch(app: FastAPI, night_id: int, by: str | None, level: str = DEFAULT_LEVEL) -> bool:
+    """Turn the night's bots for the absent on (`by`: the elder; the bots of `level`, kept in
+    the night's state as ``bot_level``) or off (None); False if there is no such open online
+    night."""
     with session_scope(app.state.engine) as session:
         row = store.get_night(session, night_id=night_id)
         if row is None or row.mode != "online" or row.status != "open":
             return False
+        if by is not None and row.bots_for_absent_by is None:
+            store.save_night_state(session, night_id=night_id, state={**row.state, "bot_level": level},
+                                   status=row.status, winner=row.winner)
         store.set_bots_for_absent(session, night_id=night_id, by=by)
     return True
+
+
+def night_level(state: dict[str, Any]) -> str:
+    """The level the night's elders chose for the bots of the absent (medium if none)."""
+    return level_or_default(state.get("bot_level"))
 
 
 def wish_of(app: FastAPI, night_id: int) -> Wish:
@@ -63,7 +79,16 @@ def wish_of(app: FastAPI, night_id: int) -> Wish:
         row = store.get_night(session, night_id=night_id)
         if row is None or row.bots_for_absent_by is None or row.status != "open":
             return Wish(False, frozenset())
-        return Wish(True, frozenset(a.player for a in store.list_absences(session, night_id=night_id)))
+        return Wish(True, frozenset(a.player for a in store.list_absences(session, night_id=night_id)),
+                    night_level(row.state))
+
+
+def club_moment(request: Request, at: datetime | None) -> str:
+    """When something happened, to the minute, on the club's clock (`CLUB_TIME_ZONE`)."""
+    if at is None:
+        return ""
+    zone = ZoneInfo(request.app.state.settings.club_time_zone)
+    return nice_moment((at if at.tzinfo is not None else at.replace(tzinfo=UTC)).astimezone(zone))
 
 
 def _mark_away(app: FastAPI, night_id: int, name: str) -> None:
@@ -154,7 +179,7 @@ async def watch_room(app: FastAPI, night_id: int, slug: str, names: list[str],
                     name = _name(room, names, seat)
                     at_once = name in wish.away and not _came_back(manager, opened, slug, name)
                     try:
-                        await room.hand_to_bot(room.host, seat, grace=not at_once)
+                        await room.hand_to_bot(room.host, seat, grace=not at_once, level=wish.level)
                     except Refused:
                         continue  # not allowed yet (grace time), or moved meanwhile: look again soon
                     unmarked.append(seat)

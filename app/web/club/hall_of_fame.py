@@ -13,8 +13,10 @@ from app.i18n import N_, _
 from app.parsing import strict_int
 from app.store import club as store
 from app.store.db import session_scope
+from app.web.club import duplicate_view as dv
 from app.web.club import night_data as cn
 from app.web.club.common import db_engine, nice_date, redirect, render
+from app.web.club.duplicate_pages import chart_view
 from app.web.club.night_games import games_by_night
 
 router = APIRouter(prefix="/club", tags=["club"])
@@ -62,6 +64,7 @@ def player_page(request: Request, name: str) -> Response:
         member = store.get_member_by_name(session, name=name)
         played = cn.played_nights(session)
         games = games_by_night(session, member.name) if member is not None else {}
+        duplicate = [(row, chart_view(score)) for row, score in dv.player_nights(session, member.name)] if member else []
     if member is None:
         raise HTTPException(status_code=404, detail=_("No such player"))
     if member.name != name:
@@ -80,7 +83,7 @@ def player_page(request: Request, name: str) -> Response:
         "club/player.html",
         {
             "member": member, "mine": list(reversed(mine)), "all_time": all_time, "per_year": per_year,
-            "chart": chart, "nice_date": nice_date, "games": games,
+            "chart": chart, "nice_date": nice_date, "games": games, "duplicate": duplicate,
             "hof": dict(zip(range(1, 10), (9, 8, 7, 6, 5, 4, 3, 2, 1), strict=True)),
         },
     )

@@ -91,8 +91,9 @@ def summary_state(night: Night) -> dict[str, Any]:
 def save_state(session: Session, row: store.Night, night: Night) -> None:
     state = summary_state(night)
     current = store.get_night(session, night_id=row.id)  # type: ignore[arg-type]
-    if current is not None and "rooms" in current.state:  # the online tables
-        state["rooms"] = current.state["rooms"]
+    for key in ("rooms", "bot_level"):  # the online tables, the level of the bots for the absent
+        if current is not None and key in current.state:
+            state[key] = current.state[key]
     store.save_night_state(
         session,
         night_id=row.id,  # type: ignore[arg-type]

@@ -55,7 +55,7 @@ def _setup_defaults(session: Session) -> dict[str, Any]:
     while len(players) < PLAYERS:
         players.append({"player": "", "new": "", "for": "", "table": "auto"})
     return {"date": day.isoformat(), "host": host, "mode": "hand", "turn_seconds": str(TURN_DEFAULT),
-            "rows": players[:PLAYERS]}
+            "duplicate": False, "rows": players[:PLAYERS]}
 
 
 def _setup_page(request: Request, typed: dict[str, Any], errors: list[str], status: int = 200) -> Response:
@@ -104,6 +104,7 @@ def new_night_submit(request: Request, form: auth.CsrfForm) -> Response:
         "host": clean_name(form.get("host")),  # type: ignore[arg-type]
         "mode": "online" if form.get("mode") == "online" else "hand",
         "turn_seconds": str(form.get("turn_seconds") or TURN_DEFAULT).strip(),
+        "duplicate": form.get("duplicate") == "yes",
         "rows": rows,
     }
     errors: list[str] = []
@@ -192,6 +193,7 @@ def new_night_submit(request: Request, form: auth.CsrfForm) -> Response:
             night_row = store.create_night(
                 session, day=day, host=host, seed=seed, players=players, start=start or {},  # type: ignore[arg-type]
                 mode=typed["mode"], created_by=who.name or "", turn_seconds=turn_seconds or 0,
+                duplicate=typed["duplicate"] and typed["mode"] == "online",
             )
             cn.save_state(session, night_row, cn.replay(night_row, []))
             night_id = night_row.id

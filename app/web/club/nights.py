@@ -15,9 +15,10 @@ from sqlmodel import Session
 
 from app.club import Night
 from app.i18n import _
+from app.rooms.bot_levels import DEFAULT_LEVEL, parse_level
 from app.store import club as store
 from app.store.db import session_scope
-from app.web.club import absent_bots, auth, home_night, identity, table_links
+from app.web.club import absent_bots, auth, duplicate_pages, home_night, identity, table_links
 from app.web.club import night_data as cn
 from app.web.club import online as club_online
 from app.web.club.common import (
@@ -32,6 +33,7 @@ from app.web.club.common import (
 from app.web.club.night_games import night_games
 from app.web.shared.loop import on_loop
 from app.web.shared.security import set_seat_cookie
+from app.web.table.bot_words import level_choices
 
 router = APIRouter(prefix="/club", tags=["club"])
 
@@ -124,8 +126,13 @@ def night_context(
         "bots_on": row.bots_for_absent_by is not None,
         "bots_by": row.bots_for_absent_by,
         "bots_since": row.bots_for_absent_since,
+        "bots_level": absent_bots.night_level(row.state),
+        "bots_level_name": dict(level_choices())[absent_bots.night_level(row.state)],
+        "bot_levels": level_choices(),
+        "club_moment": absent_bots.club_moment,
         "away": [a.player for a in absences],
         "botted": absent_bots.botted_players(session, list(rooms_now.values())),
+        "duplicate": duplicate_pages.night_section(session, row, results),
     }
     return ctx
 
@@ -248,7 +255,10 @@ async def bots_for_absent(request: Request, night_id: int, form: auth.CsrfForm) 
     if on not in ("yes", "no"):
         raise HTTPException(status_code=422, detail=_("Say whether bots should play for the absent (on or off)."))
     by = (who.name or "") if on == "yes" else None
-    if not await asyncio.to_thread(absent_bots.switch, request.app, night_id, by):
+    level = parse_level(form.get("level") or DEFAULT_LEVEL)
+    if level is None:
+        raise HTTPException(status_code=422, detail=_("Unknown bot level: choose easy, medium or strong."))
+    if not await asyncio.to_thread(absent_bots.switch, request.app, night_id, by, level):
         raise HTTPException(status_code=404, detail=_("No open online night here."))
     await club_online.apply_bot_wishes(request.app, night_id)
     return redirect(f"/club/nights/{night_id}#live", request)

@@ -27,6 +27,7 @@ from app.store import club as store
 from app.store.db import session_scope
 from app.web.club import absent_bots, table_flow
 from app.web.club import night_data as cn
+from app.web.club.duplicate_decks import decks_of
 from app.web.state import manager_of
 
 log = logging.getLogger("gurka.club.online")
@@ -85,6 +86,7 @@ def install(app: FastAPI) -> None:
         return
     app.state.club_online_installed = True
     table_flow.install(app)
+    manager.use_decks(decks_of(app))
 
     async def on_game_over(room: LiveRoom) -> None:
         # The game's last move may come from a player's socket, whose handler is cancelled when
@@ -114,6 +116,11 @@ async def _advance_after(app: FastAPI, slug: str) -> None:
             await advance(app, night_id)
     except Exception:
         log.exception("room %s: its night could not move on", slug)
+
+
+async def load_decks(app: FastAPI) -> None:
+    """At start, before the rooms deal again: the decks of every open duplicate night."""
+    await asyncio.to_thread(decks_of(app).refresh)
 
 
 async def catch_up(app: FastAPI) -> None:
@@ -160,7 +167,7 @@ async def _step(app: FastAPI, night_id: int) -> bool:
     loaded = await asyncio.to_thread(_open_online_night, app, night_id)
     if loaded is None:
         return False
-    night, rooms = loaded
+    night, rooms, duplicate = loaded
     manager = manager_of(app)
     if night.phase in ("base", "finals"):
         stage, number = night.stage, night.current.number
@@ -170,7 +177,9 @@ async def _step(app: FastAPI, night_id: int) -> bool:
             dealer = chairs.index(night.dealers[table])
             entry = rooms.get(key)
             if entry is None or entry.get("players") != chairs or entry.get("dealer") != dealer:
-                await _open(app, manager, night_id, rooms, key, chairs, dealer)
+                decks = (await asyncio.to_thread(decks_of(app).ensure, night_id, stage, number)
+                         if duplicate else None)
+                await _open(app, manager, night_id, rooms, key, chairs, dealer, deck_key=decks)
                 continue
             room = await manager.find(entry["slug"])
             if not _finished(room, len(chairs)):
@@ -205,13 +214,14 @@ async def _step(app: FastAPI, night_id: int) -> bool:
 
 
 async def _open(app: FastAPI, manager: RoomManager, night_id: int, rooms: dict[str, Any], key: str,
-                players: list[str], dealer: int) -> None:
-    """A table's room, seated in chair order with its first dealer; remembered in the night (and
-    in `rooms`, the caller's copy of the night's rooms)."""
+                players: list[str], dealer: int, *, deck_key: str | None = None) -> None:
+    """A table's room, seated in chair order with its first dealer (on a duplicate night, dealing
+    from its round's decks, `deck_key`); remembered in the night (and in `rooms`, the caller's
+    copy of the night's rooms)."""
     turn_seconds = await asyncio.to_thread(_turn_seconds, app, night_id)
     try:
         room = await manager.create_table(preset=PRESET, options={}, names=players, dealer=dealer,
-                                          turn_seconds=turn_seconds)
+                                          turn_seconds=turn_seconds, deck_key=deck_key)
     except Refused:
         log.exception("night %s: could not open the room for %s", night_id, key)
         return
@@ -220,8 +230,8 @@ async def _open(app: FastAPI, manager: RoomManager, night_id: int, rooms: dict[s
         rooms[key] = entry
 
 
-def _open_online_night(app: FastAPI, night_id: int) -> tuple[Night, dict[str, Any]] | None:
-    """The night and its rooms, if it is an open online night."""
+def _open_online_night(app: FastAPI, night_id: int) -> tuple[Night, dict[str, Any], bool] | None:
+    """The night, its rooms and whether it deals duplicate decks, if it is an open online night."""
     with session_scope(app.state.engine) as session:
         loaded = cn.load(session, night_id=night_id)
         if loaded is None:
@@ -229,7 +239,7 @@ def _open_online_night(app: FastAPI, night_id: int) -> tuple[Night, dict[str, An
         row, _results, night = loaded
         if row.mode != "online" or row.status != "open":
             return None
-        return night, dict(row.state.get("rooms", {}))
+        return night, dict(row.state.get("rooms", {})), row.duplicate
 
 
 def _turn_seconds(app: FastAPI, night_id: int) -> float:

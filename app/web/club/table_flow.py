@@ -31,6 +31,7 @@ from app.store.db import session_scope
 from app.web.club import absent_bots
 from app.web.club import night_data as cn
 from app.web.club.common import redirect
+from app.web.club.duplicate_decks import decks_of
 from app.web.shared.security import origin_allowed, seat_token, set_seat_cookie
 from app.web.state import manager_of, room_panels, templates_of
 
@@ -213,6 +214,7 @@ async def watch(app: FastAPI) -> None:
     while True:
         try:
             now_open = await asyncio.to_thread(_open_online_nights, app)
+            await asyncio.to_thread(decks_of(app).refresh)  # rounds other processes opened
             for night_id in sorted(now_open | seen):
                 await refresh(app, night_id)
             seen = now_open

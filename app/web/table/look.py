@@ -36,6 +36,7 @@ class SeatRow(NamedTuple):
     forehand: bool | None = None
     to_act: bool | None = None
     multiplier: int | None = None
+    bot_level: str | None = None  # a bot seat's level (`app.rooms.bot_levels`)
 
 
 class SeatStats(NamedTuple):
@@ -101,16 +102,17 @@ def look_of(room: LiveRoom) -> Look:
         name = names[i] if i < len(names) else None
         if name is None:
             name = display_name(s.name, s.is_bot, humans)
+        level = room.bot_level(i) if s.is_bot else None
         if i < playing:
             assert view is not None
             rows.append(SeatRow(i, False, name, s.is_bot, s.bot_controlled, s.is_bot or i in present, i == host,
                                 i in handovers, i in view["out"], i == view["dealer"], i == view["forehand"],
-                                i == view["to_act"], view["multipliers"][i]))
+                                i == view["to_act"], view["multipliers"][i], level))
             stats[i] = SeatStats(name, view["hand_counts"][i], view["scores"][i], view["agurk"][i],
                                  tuple(view["penalty_cards"][i]))
         else:
             rows.append(SeatRow(i, False, name, s.is_bot, s.bot_controlled, s.is_bot or i in present, i == host,
-                                i in handovers))
+                                i in handovers, bot_level=level))
     deadline = room.turn_deadline()
     return Look(
         room=room, version=room.version, status=room.status, host=host, view=view, rows=tuple(rows), stats=stats,

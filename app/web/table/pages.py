@@ -22,6 +22,7 @@ from app.web.shared.errors import error_page
 from app.web.shared.security import seat_token, set_seat_cookie
 from app.web.shared.throttle import app_clock, wait_message
 from app.web.state import TEMPLATES_DIR, get_manager, get_templates, seat_table_context
+from app.web.table.bot_words import form_levels, level_choices
 from app.web.table.house_rules import HOUSE_RULES, option_label
 from app.web.table.new_rooms import Full, NewRooms
 from app.web.table.rejoin_panel import rejoin_panel
@@ -44,6 +45,7 @@ def _presets() -> list[str]:
 def _home_context(preset: str, form: dict[str, Any] | None = None, error: str | None = None) -> dict[str, Any]:
     form = form or {}
     lo, hi = rules_engine.player_limits(preset, {})
+    bots = strict_int(str(form.get("bots") or 0), lo=0, hi=99) or 0
     return {
         "presets": _presets(),
         "preset": preset,
@@ -53,6 +55,8 @@ def _home_context(preset: str, form: dict[str, Any] | None = None, error: str | 
         "error": error,
         "default_seats": min(max(3, lo), hi),
         "default_turn_seconds": int(DEFAULT_TURN_SECONDS),
+        "bot_levels": level_choices(),
+        "bots_chosen": min(bots, hi - 1),  # a level to choose for each
     }
 
 
@@ -69,6 +73,18 @@ def options_fragment(request: Request, templates: TemplatesDep, preset: str = DE
     return HTMLResponse(html)
 
 
+@router.get("/new/bot-levels", response_class=HTMLResponse)
+def bot_levels_fragment(request: Request, templates: TemplatesDep) -> Response:
+    """The form's bot levels for the number of bots it now asks for (the choices made kept)."""
+    form = {k: str(v)[:MAX_FORM_FIELD] for k, v in request.query_params.items()}
+    preset = form.get("preset", DEFAULT_PRESET)
+    if preset not in _presets():
+        raise HTTPException(404, N_("Unknown game"))
+    html = render_block(templates, "table/home.html", "bot_levels",
+                        {"request": request, **_home_context(preset, form)})
+    return HTMLResponse(html)
+
+
 def new_rooms(request: Request) -> NewRooms:
     """The app's limits on making rooms (`app.web.table.new_rooms`), made on first use."""
     app = request.app
@@ -80,7 +96,7 @@ def new_rooms(request: Request) -> NewRooms:
     return found
 
 
-def _too_many_rooms(full: Full) -> str:
+def too_many_rooms(full: Full) -> str:
     what = (_("You have made many rooms just now") if full.limit == "address"
             else _("Many rooms are being made on this server just now"))
     if full.wait <= 90:
@@ -95,7 +111,7 @@ async def create_room(request: Request) -> Response:
     limits, address = new_rooms(request), client_address(request)
     full = limits.take(address)
     if full is not None:
-        return error_page(request, 429, _too_many_rooms(full), {"Retry-After": str(max(1, math.ceil(full.wait)))})
+        return error_page(request, 429, too_many_rooms(full), {"Retry-After": str(max(1, math.ceil(full.wait)))})
     manager, templates = get_manager(request), get_templates(request)
     form = {k: str(v)[:MAX_FORM_FIELD] for k, v in (await request.form()).items()}
     preset = form.get("preset", DEFAULT_PRESET)
@@ -108,9 +124,10 @@ async def create_room(request: Request) -> Response:
         if seats is None or bots is None:
             raise Refused(Text("Seats and bots must be whole numbers."))
         turn_seconds = _turn_seconds(form.get("turn_seconds"))
+        levels, host_level = form_levels(form, min(bots, seats))
         room, token = await manager.create_room(
             preset=preset, options=options, seats=seats, bots=bots, host_name=form.get("name", ""),
-            turn_seconds=turn_seconds,
+            turn_seconds=turn_seconds, bot_levels=levels, bot_level=host_level,
         )
     except (Refused, ValueError) as exc:
         limits.give_back(address)  # no room was made

@@ -20,6 +20,7 @@ from app.rooms.room import LiveRoom
 from app.rules.cards import RANK_WORD, pretty, pretty_cards
 from app.rules.ruleset import PRESET_TITLES
 from app.rules.scoring import DealResult
+from app.web.table.bot_words import bot_tag
 from app.web.table.house_rules import choice_label, option_help, option_label
 from app.web.table.look import Look
 from app.web.table.reactions import reaction_of
@@ -57,7 +58,7 @@ def setup_templates(templates: Jinja2Templates) -> None:
     env.auto_reload = False
     env.globals.update(card_name=card_name, rank_word=RANK_WORD, how_text=HOW_TEXT, phase_text=PHASE_TEXT,
                        rassi_text=RASSI_TEXT, preset_title=PRESET_TITLES, reaction_of=reaction_of,
-                       choice_label=choice_label)
+                       choice_label=choice_label, bot_tag=lambda level: Markup(bot_tag(level)))
     env.filters.update(card_label=card_label, card_short=pretty, option_label=option_label, option_help=option_help)
     env.globals["card"] = card_of(lambda: env.get_template(PARTS).module)  # (the module sees it)
     parts: Any = env.get_template(PARTS).module  # its macros, for every template

@@ -40,6 +40,8 @@ class ReplayText:
     not_over = Text("This game is still being played. Its replay opens once the game is over; "
                     "until then no hand is shown to anyone.")
     no_such_game = Text("This table has no game with that number.")
+    round_on = Text("This table played the same cards as the other tables of its round (duplicate deals). "
+                    "Its replay opens once the round is over at every table.")
     dealt = Text("The cards are dealt.")
 
     @staticmethod
@@ -116,19 +118,21 @@ def _refused(request: Request, templates: Jinja2Templates, slug: str, message: s
 
 @router.get("/r/{slug}/replay", response_class=HTMLResponse)
 async def replay_page(request: Request, slug: str, manager: ManagerDep, templates: TemplatesDep,
-                      game: str | None = None, step: str | None = None) -> Response:
+                      game: str | None = None, step: str | None = None, deal: str | None = None) -> Response:
     """The room is looked up on the event loop (its players' names read there); the stored log is
     read, replayed and rendered in a worker thread."""
     room = await manager.find(slug)
     if room is None:
         raise HTTPException(404, N_("No such room: check the link."))
     humans = frozenset(s.name for s in room.seats.values() if not s.is_bot)
-    return await asyncio.to_thread(_replay_response, request, manager, templates, room, humans, game, step)
+    return await asyncio.to_thread(_replay_response, request, manager, templates, room, humans, game, step, deal)
 
 
 def _replay_response(request: Request, manager: RoomManager, templates: Jinja2Templates, room: LiveRoom,
-                     humans: frozenset[str], game: str | None, step: str | None) -> Response:
+                     humans: frozenset[str], game: str | None, step: str | None, deal: str | None) -> Response:
     slug = room.slug
+    if manager.decks_secret(room.deck_key):
+        return _refused(request, templates, slug, ReplayText.round_on, 403)
     events = _load(manager.db, room.id)
     chat = manager.load_chat(room.id)
     stories = build_stories(room.preset, room.options, events)
@@ -149,6 +153,9 @@ def _replay_response(request: Request, manager: RoomManager, templates: Jinja2Te
         if not story_or_none.over:
             return _refused(request, templates, slug, ReplayText.not_over, 403)
         story = story_or_none
+    deal_no = _whole(deal)
+    if step is None and deal_no is not None:  # `deal=k`: the step that deals deal k
+        at = next((s.index for s in story.steps if s.action == "deal" and s.deal_no == deal_no), 0)
     i = min(max(at, 0), len(story.steps) - 1)
     current = story.steps[i]
     names = [display_name(n, n.endswith(" (bot)"), humans) for n in story.players]
