@@ -58,6 +58,8 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the other bench scripts
 from ws_load import Server, free_port, offered, pct, raise_fd_limit
 
+from tests.web.fragments import Stale, apply  # (ws_load put the repository on the path)
+
 ROOT = Path(__file__).resolve().parent.parent
 PASSWORD = "findings-elder-1"
 CSRF = re.compile(r'name="csrf" value="([^"]+)"')
@@ -329,7 +331,7 @@ async def frames(run: Run, result: Result) -> Result:
     async with run.socket(room, cookie=room.cookie) as host:
         await frame_of_kind(host, ("table",))
         await host.send(json.dumps({"do": "start"}))  # a game on: a seat's move reaches its version check
-        await frame_of_kind(host, ("table",))
+        await frame_of_kind(host, ("table", "fragments"))  # (the changes to the host's table)
         for label, text, seated in BAD_FRAMES:
             async with run.socket(room, cookie=room.cookie if seated else None) as ws:
                 await frame_of_kind(ws, ("table",))
@@ -550,6 +552,7 @@ class SlowPlayer:
     def __init__(self, ws: ClientConnection) -> None:
         self.ws = ws
         self.version = -1
+        self.content = ""  # the table it shows (whole tables, and changes applied)
         self.dropped: str | None = None
         self.refused = 0
         self.task = asyncio.get_running_loop().create_task(self._play())
@@ -561,8 +564,18 @@ class SlowPlayer:
                 if frame.get("kind") == "notice" and frame.get("level") == "error":
                     self.refused += 1
                 if frame.get("kind") == "table":
+                    self.content = str(frame["content"])
+                elif frame.get("kind") == "fragments" and self.content:
+                    try:  # as the page does: the changes, or a sync when they start elsewhere
+                        self.content = apply(self.content, frame)
+                    except Stale:
+                        await self.ws.send(json.dumps({"do": "sync"}))
+                        continue
+                else:
+                    continue
+                if int(frame["version"]) != self.version:
                     self.version = int(frame["version"])
-                    await self._answer(str(frame["content"]))
+                    await self._answer(self.content)
                 await asyncio.sleep(0.1)
         except ConnectionClosed as closed:
             code = closed.rcvd.code if closed.rcvd else None

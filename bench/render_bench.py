@@ -10,9 +10,9 @@ backslashes and non-ASCII), deals from a seeded shuffle, the clock standing stil
 plays them again with other names and deals, as many tables would): the frames are the same on
 every run of the same code, so the fingerprint shows whether a change to the
 rendering changed any byte a browser gets. A push is timed as the room renders it: every
-connection's table (by default each seat in one of four languages, and a spectator), the
-shared parts once per language. `--games gurka-night --lang en --no-spectator --rounds 20` is
-the push bench/ws_load.py makes: three seats reading English.
+connection's table (by default each seat in one of four languages, and a spectator): the first
+frame of each connection the whole table, then the fragments that changed for it. `--games
+gurka-night --lang en --no-spectator --rounds 20` is the push bench/ws_load.py makes: three seats reading English.
 
 Not a test: it measures; the tests check what the frames say.
 """

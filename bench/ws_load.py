@@ -70,6 +70,9 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from tests.web.fragments import Stale, apply
+
 HX_VALS = re.compile(r"hx-vals='([^']*)'")
 DATA_LEGAL = re.compile(r"data-legal='([^']*)'")
 COOKIE = "gurka_seat_{slug}"
@@ -287,7 +290,8 @@ class Stats:
     frames: int = 0
     frame_bytes: int = 0
     table_frames: int = 0
-    presence_frames: int = 0
+    fragment_frames: int = 0  # pushes of only the fragments that changed (those at the same version: presence)
+    syncs: int = 0  # changes that did not start from the version a seat showed: it asked for the whole table
     closed_early: int = 0
     measuring: bool = False
 
@@ -338,21 +342,30 @@ class Seat:
                 stats.frames += 1
                 stats.frame_bytes += len(message)
                 kind = frame.get("kind")
-                if kind == "presence":
-                    stats.presence_frames += 1
-                    continue
                 if kind == "notice":
                     if frame.get("level") == "error":
                         stats.refused += 1
                     continue
-                if kind != "table":
+                if kind == "fragments":  # as the page does: apply them, or ask for the whole table
+                    stats.fragment_frames += 1
+                    try:
+                        content = apply(self.content, frame)
+                    except Stale:
+                        stats.syncs += 1
+                        await self.ws.send(json.dumps({"do": "sync", "v": self.version}))
+                        continue
+                elif kind == "table":
+                    stats.table_frames += 1
+                    content = frame["content"]
+                else:
                     continue
-                stats.table_frames += 1
                 version = int(frame["version"])
-                if version <= self.version:
+                if version < self.version or (version == self.version and kind == "table"):
                     continue
+                self.content = content
+                if version == self.version:
+                    continue  # (presence: the same version)
                 self.version = version
-                self.content = frame["content"]
                 self.changed.set()
                 if self.index >= len(self.room.tokens):
                     continue  # a spectator only reads
@@ -587,7 +600,9 @@ async def drive(
         "closed_early": stats.closed_early,
         "frame_bytes": measured_bytes // max(1, measured_frames),
         "bytes_per_action": measured_bytes / max(1, done),
-        "presence_frames": stats.presence_frames,
+        "fragment_frames": stats.fragment_frames,
+        "table_frames": stats.table_frames,
+        "syncs": stats.syncs,
         "kb_per_conn_sockets": None
         if rss_conn is None or rss_rooms is None
         else (rss_conn - rss_rooms) / conns,

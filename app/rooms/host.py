@@ -10,6 +10,7 @@ from typing import Protocol, TypeVar
 from app.bot_pool import BotMove, BotRequest
 from app.rooms.chat import ChatLine
 from app.rooms.clock import Clock
+from app.rooms.hub import Connection
 from app.rooms.seats import Seat
 from app.store import room_writes
 
@@ -74,14 +75,14 @@ class RoomHost(Protocol[R_contra]):
         in its order, or None (a fresh shuffle). Answers at once, on the event loop."""
         ...
 
-    def render_table_json(self, room: R_contra, seat: int | None, /) -> str:
-        """The table as that seat sees it, as HTML (in the current language) escaped for a
-        JSON string, without the quotes."""
+    def table_frame(self, room: R_contra, conn: Connection, /) -> str:
+        """The whole table as `conn`'s seat sees it, in its language, as one frame (the
+        connection then has all of it)."""
         ...
 
-    def render_presence(self, room: R_contra, /) -> str:
-        """Only the seats' presence marks (who is here), as HTML partials for every page (in
-        the current language)."""
+    def push_frames(self, room: R_contra, conns: list[Connection], /) -> list[tuple[Connection, str]]:
+        """What each connection is to be offered now that the table changed: what changed of its
+        table since it was last offered one (nothing, if nothing did)."""
         ...
 
     def render_notice(self, message: str, level: str, /) -> str:

@@ -3,9 +3,9 @@
 A room never awaits a client's socket: it offers each connection its next frame and moves
 on. What a slow reader costs stays small and ends when it goes:
 
-- a full table supersedes any table or presence marks still waiting in the queue (the newest
-  one says it all; notices and chat lines keep their place), and presence marks supersede older
-  marks, so a reader that is behind gets only the latest;
+- a whole table supersedes any table, or changes of one, still waiting in the queue (the newest
+  one says it all; notices and chat lines keep their place), so a reader that is behind and
+  gets a sync gets only the latest; changes never supersede each other (each builds on the last);
 - a connection whose queue is full, or whose writer has been stuck on one frame for longer than
   `send_stall` seconds (the client stopped reading), is dropped, so a phone in a tunnel can never
   stall the table or pile up frames for everybody else;
@@ -32,9 +32,9 @@ log = logging.getLogger("gurka.rooms.hub")
 QUEUE_SIZE = 16
 SEND_STALL = 5.0  # seconds one frame may take to leave before the reader counts as gone
 CLOSE_WAIT = 2.0  # seconds a dropped reader gets to take its close frame
-TABLE_FRAME = '{"kind": "table"'  # how a full table frame begins (`RoomPublishing.table_frame`)
-PRESENCE_FRAME = '{"kind": "presence"'  # the seats' presence marks (`RoomPublishing.presence_frame`)
-SUPERSEDING = (TABLE_FRAME, PRESENCE_FRAME)  # a table replaces both; presence marks replace marks
+TABLE_FRAME = '{"kind": "table"'  # how a whole table's frame begins
+FRAGMENTS_FRAME = '{"kind": "fragments"'  # what changed of a table since the connection's last frame
+SUPERSEDED = (TABLE_FRAME, FRAGMENTS_FRAME)  # what a whole table replaces in a queue
 TOO_SLOW = 1013  # "try again later": the close code for a reader that fell behind
 TOO_SLOW_REASON = "fell behind the table: reconnect for the whole table"
 _ids = itertools.count(1)
@@ -85,9 +85,8 @@ class Connection:
                      self.id, self.seat, self.send_stall)
             self.drop(code=TOO_SLOW, reason=TOO_SLOW_REASON)
             return False
-        if self.queue and frame.startswith(SUPERSEDING):
-            gone = SUPERSEDING if frame.startswith(TABLE_FRAME) else PRESENCE_FRAME
-            self.queue = deque(f for f in self.queue if not f.startswith(gone))
+        if self.queue and frame.startswith(TABLE_FRAME):
+            self.queue = deque(f for f in self.queue if not f.startswith(SUPERSEDED))
         if len(self.queue) >= self.queue_size:
             log.info("dropping slow connection %s (seat %s)", self.id, self.seat)
             self.drop(code=TOO_SLOW, reason=TOO_SLOW_REASON)

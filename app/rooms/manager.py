@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import inspect
+import json
 import logging
 from collections.abc import Awaitable, Callable
 from datetime import UTC
@@ -18,6 +19,7 @@ from app.rooms.bot_levels import DEFAULT_LEVEL, LEVELS
 from app.rooms.chat import ChatLine
 from app.rooms.clock import Clock, SystemClock
 from app.rooms.commits import CommitWriter
+from app.rooms.hub import Connection
 from app.rooms.lobby_sweep import LobbySweep, moment
 from app.rooms.room import BOT_NAMES, MAX_NAME, Event, LiveRoom, Refused, Seat, clean_name
 from app.rooms.state import DEFAULT_TURN_SECONDS
@@ -35,13 +37,30 @@ log = logging.getLogger("gurka.rooms")
 CLUB_TURN_SECONDS = 60.0  # a club table's turn timer (a night may pass its own setting)
 MIN_TURN_SECONDS, MAX_TURN_SECONDS = 10, 600  # a turn timer's range (0 switches it off)
 
-TableRenderer = Callable[[LiveRoom, "int | None"], str]
-PresenceRenderer = Callable[[LiveRoom], str]
 NoticeRenderer = Callable[[str, str], str]
 GameOverObserver = Callable[[LiveRoom], "Awaitable[None] | None"]
 ChatRenderer = Callable[[LiveRoom, list[ChatLine]], str]
 ChatFormRenderer = Callable[[LiveRoom, "int | None"], str]
 ReactionRenderer = Callable[[str], str]
+
+
+class TableFrames(Protocol):
+    """Who draws the rooms' tables and makes their frames (the web layer's publisher)."""
+
+    def table_frame(self, room: LiveRoom, conn: Connection, /) -> str: ...
+
+    def push_frames(self, room: LiveRoom, conns: list[Connection], /) -> list[tuple[Connection, str]]: ...
+
+
+class BareTables:
+    """Tables without a drawing (a manager with no web layer: tests of the rooms alone): the
+    whole "table" is its version, and every change is offered to every connection."""
+
+    def table_frame(self, room: LiveRoom, conn: Connection, /) -> str:
+        return json.dumps({"kind": "table", "version": room.version, "content": ""})
+
+    def push_frames(self, room: LiveRoom, conns: list[Connection], /) -> list[tuple[Connection, str]]:
+        return [(conn, self.table_frame(room, conn)) for conn in conns]
 
 
 class DeckSource(Protocol):
@@ -68,9 +87,8 @@ class RoomManager:
         takeover_seconds: float = 60.0,
         deal_pause: float = 0.0,
         clock: Clock | None = None,
-        render_table_json: TableRenderer | None = None,
+        tables: TableFrames | None = None,
         render_notice: NoticeRenderer | None = None,
-        render_presence: PresenceRenderer | None = None,
         render_chat: ChatRenderer | None = None,
         render_chat_form: ChatFormRenderer | None = None,
         render_reaction: ReactionRenderer | None = None,
@@ -87,8 +105,7 @@ class RoomManager:
         self.deal_pause = deal_pause
         self.clock: Clock = clock or SystemClock()
         self.rooms: dict[str, LiveRoom] = {}
-        self.render_table_json: TableRenderer = render_table_json or (lambda room, seat: "")
-        self.render_presence: PresenceRenderer = render_presence or (lambda room: "")
+        self.tables: TableFrames = tables or BareTables()
         self.render_notice: NoticeRenderer = render_notice or (lambda message, level: message)
         self.render_chat: ChatRenderer = render_chat or (lambda room, lines: "")
         self.render_chat_form: ChatFormRenderer = render_chat_form or (lambda room, seat: "")
@@ -116,6 +133,14 @@ class RoomManager:
     def decks_secret(self, key: str | None) -> bool:
         """True while a table's duplicate decks must stay hidden (blocking: call off the loop)."""
         return key is not None and self.decks is not None and self.decks.secret(key)
+
+    # ------------------------------------------------------------------ table frames (the host's)
+
+    def table_frame(self, room: LiveRoom, conn: Connection, /) -> str:
+        return self.tables.table_frame(room, conn)
+
+    def push_frames(self, room: LiveRoom, conns: list[Connection], /) -> list[tuple[Connection, str]]:
+        return self.tables.push_frames(room, conns)
 
     # ------------------------------------------------------------------ life cycle
 

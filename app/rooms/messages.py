@@ -58,7 +58,7 @@ class RoomMessages(RoomTalk, RoomSeatChanges):
                     seen = self.version if seen == before else seen
                 await self.act(seat, action.strip(), seen)
             elif do == "sync":
-                conn.offer(self.table_frame(seat, conn.lang))
+                conn.offer(self.table_frame(conn))
                 self.offer_chat(conn)
             elif do == "talk":  # a page just connected: what was said since it was rendered
                 self.offer_chat(conn)

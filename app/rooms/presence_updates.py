@@ -1,7 +1,7 @@
 """Presence updates, coalesced: a seat coming or going is shown to everybody at the table, but a
 burst of comings and goings (a flaky phone, a client opening and closing sockets in a loop) costs
 at most one update per `interval` after the first `burst`: the last state wins. (An update is
-the seats' presence marks, or a full table when presence changes more than the marks.)"""
+a push like any other: each connection gets what changed of its table, the seat's row.)"""
 
 from __future__ import annotations
 

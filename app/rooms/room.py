@@ -1,7 +1,8 @@
 """An authoritative room: one asyncio lock serialises every change.
 
 Every accepted change gets the next version number(s) and is committed to the event log
-before anybody is told; then each connection is offered its seat's full table.
+before anybody is told; then each connection is offered what changed of its seat's table (the
+frames are the host's: app/web/table/publisher.py).
 
 A `LiveRoom` is built up in layers, one job each: `state` (what it holds, its rebuild from the
 log), `presence` (seats and who is here), `publishing` (frames to connections), `actions` (the

@@ -71,12 +71,8 @@ class RoomState:
         # True when this process's last change lost the version race to another process: that
         # process's action path drives the bots from there (a bot here stops re-trying).
         self.moved_elsewhere = False
-        # Seats coming and going are shown to everybody, a burst of them at a bounded rate, as
-        # small presence updates; the "Let a bot play" buttons shown by the last full push.
+        # Seats coming and going are shown to everybody, a burst of them at a bounded rate
         self.presence = PresenceCoalescer(self.show_presence)
-        self.shown_handovers: frozenset[int] = frozenset()
-        # while publish() renders every connection's table: which round (None: not publishing)
-        self.publishing: int | None = None
         # Timers (see `timers`): seconds a human may take per move (0: no turn timer), when the
         # current version was reached (the turn's start, stored as its event's time), each seat's
         # timeouts in a row, and the last "Time: …" note shown on the table with the seat it is
@@ -99,7 +95,7 @@ class RoomState:
             self.absent_since[s.seat] = now
 
     def publish(self) -> None:
-        """Offer every connection its own table: the publishing layer (`publishing.py`) does it."""
+        """Offer every connection what changed of its table: the publishing layer (`publishing.py`) does it."""
         raise NotImplementedError
 
     def show_presence(self) -> None:

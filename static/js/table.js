@@ -3,7 +3,9 @@
 //   and one action per table version (a double click does not send twice)
 // - selecting several cards (sets, exchange) and sending the selection
 // - keyboard: arrow keys move along the hand, Enter/Space plays or selects
-// - keep focus, the card selection and an open "previous trick" across pushes; announce the status
+// - apply a push of the table's changed fragments (its version, the section's attributes), or ask
+//   for the whole table when it does not start from the version shown
+// - keep focus, typed text and an open <details> when their own fragment is replaced; announce the status
 // - copy a link shown in a field (the room link, a personal link), saying so to screen readers too;
 //   show why a card cannot be played
 // - count the turn timer down (the server sends the seconds left with each push)
@@ -121,8 +123,12 @@
     if (el && el.classList) el.classList.add("sending");
   });
 
-  // ------------------------------------------------------------ pushes: keep focus, selection, details
-  var focusKey = null, focusIndex = -1, keepSelection = null, openKeeps = {}, lastAnnounce = "";
+  // ------------------------------------------------------------ pushes
+  // A push carries only the fragments of the table that changed (app/web/table/publisher.py), so
+  // what the reader holds elsewhere on the page (focus on a card, a selection, typed text, an
+  // open <details>) stays as it is. Only when its own fragment is replaced does the page put it
+  // back below: focus into the hand, what was typed, the open state.
+  var focusKey = null, focusIndex = -1, openKeeps = {}, lastAnnounce = "", awaitingTable = false;
   // What is being typed in the table (the name to join with), kept as it is typed. Not a
   // snapshot taken when a push arrives: htmx swaps a push in and then waits to settle before it
   // is done, and a key pressed meanwhile lands in the fresh, empty field after the snapshot.
@@ -151,7 +157,7 @@
       }
     });
   }
-  // Right after the new table is in the page, in the same task: no keystroke can land between.
+  // Right after the new fragments are in the page, in the same task: no keystroke can land between.
   document.addEventListener("htmx:before:settle", restoreTyped);
 
   document.addEventListener("toggle", function (event) {
@@ -169,45 +175,46 @@
     return "table";
   }
 
-  // A presence frame (only the seats' presence marks) names the table version it belongs to: a
-  // page that shows an older table missed a push and asks for the whole table again.
+  function askForTable(detail, shown) {
+    var socket = detail.connection && detail.connection.socket;
+    if (awaitingTable || !socket || socket.readyState !== 1) return;
+    awaitingTable = true;
+    socket.send(JSON.stringify({ do: "sync", v: isNaN(shown) ? null : shown }));
+  }
+
+  // A push of fragments says which table version it starts from ("from") and brings the table
+  // to ("version"): it applies to that table only. A page showing another version missed a push
+  // and asks for the whole table instead.
   document.addEventListener("htmx:ws:before:message:incoming", function (event) {
     var detail = event.detail || {};
     if (!detail.message || !detail.waitUntil) return;
-    detail.waitUntil(detail.message.json().then(function (frame) {
-      if (!frame || frame.kind !== "presence") return;
-      var shown = parseInt(document.documentElement.dataset.version || "", 10);
-      var socket = detail.connection && detail.connection.socket;
-      if (!isNaN(shown) && frame.version > shown && socket && socket.readyState === 1) {
-        socket.send(JSON.stringify({ do: "sync", v: shown }));
-      }
-    }, function () { /* not JSON: nothing to check */ }));
-  });
-
-  document.addEventListener("htmx:ws:before:message:incoming", function () {
-    // the open state as it is now (a "toggle" event fires later, maybe after this swap)
+    // the open state and focus as they are now (a "toggle" event fires later, maybe after this swap)
     all(document, "#table details[data-keep]").forEach(function (d) { openKeeps[d.dataset.keep] = d.open; });
     var a = document.activeElement;
     focusKey = keyOf(a);
     var hand = document.querySelector("#table [data-hand]");
     focusIndex = hand && a ? all(hand, ".cardbtn").indexOf(a) : -1;
-    keepSelection = hand && hand.dataset.select ? { mode: hand.dataset.select, cards: selected(hand) } : null;
+    detail.waitUntil(detail.message.json().then(function (frame) {
+      if (!frame) return;
+      if (frame.kind === "table") { awaitingTable = false; return; }
+      if (frame.kind !== "fragments") return;
+      var table = document.getElementById("table");
+      var shown = table ? parseInt(table.dataset.version || "", 10) : NaN;
+      if (!table || shown !== frame.from) { detail.cancelled = true; askForTable(detail, shown); return; }
+      var attrs = frame.attrs || {};
+      Object.keys(attrs).forEach(function (name) { table.setAttribute(name, attrs[name]); });
+      table.dataset.version = String(frame.version);
+      if (frame.version !== frame.from) {  // a new table version: its actions may be sent
+        delete table.dataset.sent;
+        all(table, ".sending").forEach(function (el) { el.classList.remove("sending"); });
+      }
+    }, function () { /* not JSON: nothing to check */ }));
   });
-
-  function restoreSelection(table) {
-    var hand = table.querySelector("[data-hand][data-select]");
-    if (!hand) return;
-    if (keepSelection && keepSelection.mode === hand.dataset.select) {
-      keepSelection.cards.forEach(function (code) {
-        var b = hand.querySelector('.cardbtn[data-code="' + code + '"][aria-pressed=false]');
-        if (b) b.setAttribute("aria-pressed", "true");
-      });
-    }
-    updateSelection(hand);
-  }
 
   function restoreFocus(table) {
     if (!focusKey) return;
+    var now = document.activeElement;
+    if (now && now !== document.body && document.contains(now)) return;  // its fragment stayed: focus did too
     var hand = table.querySelector("[data-hand]");
     var buttons = hand ? all(hand, ".cardbtn") : [];
     var target = null;
@@ -220,8 +227,6 @@
       target = table.querySelector('[data-keep="' + focusKey.slice(5) + '"] summary');
     } else if (focusKey.indexOf("id:") === 0) {
       target = document.getElementById(focusKey.slice(3));
-      // htmx keeps focus and caret on a field with an id: leave a field that has it alone
-      if (target === document.activeElement) return;
     }
     // The focused control went away (a button after its action): stay in the hand.
     if (!target) target = table.querySelector("[data-hand] .cardbtn.playable") || buttons[0] || null;
@@ -270,9 +275,10 @@
       if (d && d.open !== openKeeps[k]) d.open = openKeeps[k];
     });
     restoreTyped();
-    restoreSelection(table);
+    var selecting = table.querySelector("[data-hand][data-select]");
+    if (selecting) updateSelection(selecting);  // a selection made for you (one possible play) can be sent
     restoreFocus(table);
-    focusKey = null; keepSelection = null;
+    focusKey = null;
     var say = table.dataset.announce || "";
     if (say && say !== lastAnnounce) {
       lastAnnounce = say;

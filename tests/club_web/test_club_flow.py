@@ -20,6 +20,7 @@ from app.store.db import session_scope
 from app.web.club import table_flow
 from app.web.shared.security import seat_cookie_name
 from tests.conftest import make_settings
+from tests.web.fragments import apply
 
 from .helpers import (
     NINE,
@@ -57,12 +58,21 @@ def seat_cookie(response: Any, slug: str) -> str:
 
 
 def frames_until(ws: Any, text: str) -> str:
-    """Table frames pushed to this socket until one contains `text` (a bounded wait)."""
+    """The table pushed to this socket (whole, or changes of it) until it contains `text` (a
+    bounded wait; a change to a table this test has not kept asks for the whole table)."""
     deadline = time.monotonic() + WAIT
+    table: str | None = None
     while time.monotonic() < deadline:
         frame = ws.receive_json()
-        if frame.get("kind") == "table" and text in frame["content"]:
-            return str(frame["content"])
+        if frame.get("kind") == "table":
+            table = str(frame["content"])
+        elif frame.get("kind") == "fragments":
+            if table is None:
+                ws.send_json({"do": "sync"})
+                continue
+            table = apply(table, frame)
+        if table is not None and text in table:
+            return table
     raise AssertionError(f"no frame with {text!r}")
 
 

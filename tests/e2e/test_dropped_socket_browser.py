@@ -32,6 +32,7 @@ from websockets.sync.client import ClientConnection, connect
 
 from tests.resilience.conftest import ServerProcess, offered_actions
 from tests.waiting import wait_page, wait_selector, watch_page, watching
+from tests.web.fragments import apply
 
 pytestmark = pytest.mark.e2e
 
@@ -114,10 +115,18 @@ class Host:
                        max_size=None, ping_interval=None)
 
     def next_table(self) -> None:
+        """Read frames until the table moves on (a whole table, or changes applied to it)."""
         while True:
             frame = json.loads(self.ws.recv(timeout=15))
-            if frame.get("kind") == "table" and int(frame["version"]) > self.version:
-                self.version, self.content = int(frame["version"]), str(frame["content"])
+            if frame.get("kind") == "table":
+                content = str(frame["content"])
+            elif frame.get("kind") == "fragments" and self.content:
+                content = apply(self.content, frame)
+            else:
+                continue
+            moved = int(frame["version"]) > self.version
+            self.version, self.content = max(self.version, int(frame["version"])), content
+            if moved:
                 return
 
     def step(self) -> None:

@@ -16,7 +16,7 @@ from markupsafe import escape
 from app.i18n import use_language
 from app.main import create_app
 from app.web.shared.security import seat_cookie_name
-from app.web.table.cards_html import card_label
+from app.web.table.words import card_label
 from tests.conftest import make_settings
 from tests.web.test_room_protocol import play_one, start, three_players
 from tests.web.wsutil import Player, close_all, create_room, join
@@ -244,13 +244,20 @@ def test_a_plural_with_a_name_renders_in_templates(web: TestClient) -> None:
     assert said["da"][1].startswith("&lt;Bo&gt; byttede 21 kort")
 
 
+class Reader:
+    """A connection as the publisher sees it: a seat and a language."""
+
+    def __init__(self, seat: int | None, lang: str) -> None:
+        self.seat, self.lang = seat, lang
+
+
 def _every_reader_table(room: object) -> list[tuple[str, int | None, str]]:
     """Every seat's table and a spectator's, in every language."""
     tables = []
     for lang in ("en", "da", "is", "fi"):
         with use_language(lang):
             for seat in (0, 1, 2, None):
-                tables.append((lang, seat, json.loads(room.table_frame(seat, lang))["content"]))  # type: ignore[attr-defined]
+                tables.append((lang, seat, json.loads(room.table_frame(Reader(seat, lang)))["content"]))  # type: ignore[attr-defined]
     return tables
 
 
@@ -271,8 +278,9 @@ def test_every_phase_of_every_preset_renders_in_every_language(web: TestClient, 
     turns = 0
     while turns < 400:
         frame = me.recv()
-        if frame["kind"] != "table":
+        if frame["kind"] not in ("table", "fragments"):
             continue
+        frame = me.table  # the whole table the page shows now
         content = frame["content"]
         if 'data-mode="over"' in content:
             break

@@ -35,6 +35,7 @@ from websockets.exceptions import ConnectionClosed
 
 from app.secret_key import new_secret
 from app.web.shared.security import seat_cookie_name
+from tests.web.fragments import Stale, apply
 
 ROOT = Path(__file__).resolve().parents[2]
 LOG_CONFIG = (
@@ -319,6 +320,7 @@ class SeatClient:
         self.name = name
         self.frames: list[dict[str, Any]] = []
         self.table: dict[str, Any] | None = None
+        self.tables: list[dict[str, Any]] = []  # every whole table it showed, in order
         self.close_code: int | None = None
         self.ws: ClientConnection | None = None
         self._reader: asyncio.Task[None] | None = None
@@ -347,7 +349,7 @@ class SeatClient:
         if first_table:  # the server pushes the full table on every (re)connect
             seen = len(self.frames)
             await self.wait_for(
-                lambda c: any(f.get("kind") == "table" for f in c.frames[seen:]),
+                lambda c: any(f.get("kind") in ("table", "fragments") for f in c.frames[seen:]),
                 timeout,
                 "the first table",
             )
@@ -360,6 +362,14 @@ class SeatClient:
                 self.frames.append(frame)
                 if frame.get("kind") == "table":
                     self.table = frame
+                    self.tables.append(frame)
+                elif frame.get("kind") == "fragments" and self.table is not None:
+                    try:  # as the page does: the changes, or a sync when they start elsewhere
+                        self.table = {"kind": "table", "version": frame["version"],
+                                      "content": apply(str(self.table["content"]), frame)}
+                        self.tables.append(self.table)
+                    except Stale:
+                        await ws.send(json.dumps({"do": "sync"}))
                 self._changed.set()
         except ConnectionClosed:
             pass

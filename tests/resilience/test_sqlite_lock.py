@@ -63,7 +63,7 @@ async def test_a_write_lock_held_elsewhere_stalls_no_other_room(sqlite_file_url,
             started = time.monotonic()
             await watcher.send(do="sync", v=watcher.version)
             await watcher.wait_for(
-                lambda c, seen=seen: any(f.get("kind") == "table" for f in c.frames[seen:]), 5,
+                lambda c, seen=seen: any(f.get("kind") in ("table", "fragments") for f in c.frames[seen:]), 5,
                 "the answer to a sync",
             )
             trips.append(time.monotonic() - started)

@@ -10,7 +10,7 @@ import json
 import weakref
 
 from app.rooms import RoomManager
-from app.rooms.hub import PRESENCE_FRAME, TABLE_FRAME, TOO_SLOW_REASON, Connection
+from app.rooms.hub import FRAGMENTS_FRAME, TABLE_FRAME, TOO_SLOW_REASON, Connection
 
 
 def table(version: int) -> str:
@@ -87,8 +87,8 @@ async def test_a_full_queue_of_other_frames_still_drops_the_reader() -> None:
 
 async def test_the_hub_recognises_the_table_frames_rooms_send(manager: RoomManager) -> None:
     room, _token = await manager.create_room(preset="gurka-night", options={}, seats=3, host_name="Ann")
-    assert room.table_frame(None).startswith(TABLE_FRAME)
-    assert room.table_frame(0).startswith(TABLE_FRAME)
+    watcher = Connection(Stuck().send, Stuck().close, token_hash=None)
+    assert room.table_frame(watcher).startswith(TABLE_FRAME)
     assert not room.notice_frame("hello").startswith(TABLE_FRAME)
 
 
@@ -123,26 +123,21 @@ async def test_a_connection_that_is_done_is_freed_at_once_without_the_garbage_co
         gc.enable()
 
 
-def presence(version: int, marks: str) -> str:
-    return json.dumps({"kind": "presence", "version": version, "content": marks, "swap": "none"})
+def changes(start: int, version: int, content: str) -> str:
+    return json.dumps({"kind": "fragments", "version": version, "from": start, "content": content, "swap": "none"})
 
 
-async def test_presence_marks_supersede_older_marks_and_a_table_supersedes_both() -> None:
+async def test_a_table_supersedes_queued_tables_and_changes_and_changes_never_supersede() -> None:
     client = Stuck()
-    conn = Connection(client.send, client.close, token_hash=None, queue_size=4)
+    conn = Connection(client.send, client.close, token_hash=None, queue_size=5)
     conn.start()
     conn.offer(table(1))
     await asyncio.sleep(0)  # the writer takes v1 and gets stuck sending it
-    for frame in (presence(1, "a"), notice("hello"), presence(1, "b")):
+    for frame in (changes(1, 2, "a"), notice("hello"), changes(2, 3, "b")):
         assert conn.offer(frame)
-    assert list(conn.queue) == [notice("hello"), presence(1, "b")]  # the latest marks only
-    assert conn.offer(table(2))
-    assert list(conn.queue) == [notice("hello"), table(2)]  # the table shows the marks too
-    assert conn.offer(presence(2, "c"))
-    assert list(conn.queue) == [notice("hello"), table(2), presence(2, "c")]  # marks never replace a table
-
-
-async def test_the_hub_recognises_the_presence_frames_rooms_send(manager: RoomManager) -> None:
-    room, _token = await manager.create_room(preset="gurka-night", options={}, seats=3, host_name="Ann")
-    assert room.presence_frame().startswith(PRESENCE_FRAME)
-    assert not room.presence_frame().startswith(TABLE_FRAME)
+    assert list(conn.queue) == [changes(1, 2, "a"), notice("hello"), changes(2, 3, "b")]  # each builds on the last
+    assert conn.offer(table(4))
+    assert list(conn.queue) == [notice("hello"), table(4)]  # the whole table says it all
+    assert conn.offer(changes(4, 5, "c"))
+    assert list(conn.queue) == [notice("hello"), table(4), changes(4, 5, "c")]
+    assert changes(4, 5, "c").startswith(FRAGMENTS_FRAME)

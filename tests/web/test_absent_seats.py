@@ -45,8 +45,8 @@ def test_the_bot_button_is_pushed_when_the_delay_passes_and_a_non_host_presses_i
     players[2].close()  # Cai's tab closes
     settle(client)
     for p in players[:2]:
-        update = p.recv()  # presence: Cai is away, and only the presence marks are sent
-        assert update["kind"] == "presence" and 'class="dot off" id="dot-2"' in update["content"]
+        update = p.recv()  # presence: Cai is away, and only his row's change is sent
+        assert update["kind"] == "fragments" and 'class="dot off" id="dot-2"' in update["content"]
         assert "Let a bot play for Cai" not in p.table["content"]
     advance(client, clock, 59.0)
     assert not room.can_hand_to_bot(2)

@@ -66,7 +66,7 @@ def test_practice_in_one_click(web: TestClient) -> None:
     html = web.get(f"/r/{slug}").text
     assert bot_tags(html) == ["Bot (strong)"] * 3
     assert html.count('<span class="tag you">') == 1  # the player is seated (their cookie)
-    assert re.search(r'class="seat[^"]* me[^"]*" data-seat="0"', html), "seat 0 is not the player's"
+    assert re.search(r'class="seat[^"]* me[^"]*"[^>]* data-seat="0"', html), "seat 0 is not the player's"
 
 
 def test_practice_at_another_level_and_a_level_that_is_not_one(web: TestClient) -> None:

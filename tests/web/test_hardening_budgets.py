@@ -127,24 +127,25 @@ def test_sockets_that_go_leave_nothing_behind(web: TestClient) -> None:
 
 def test_spectators_coming_and_going_push_nothing_to_the_players(web: TestClient) -> None:
     slug, token = create_room(web)
-    room = web.app.state.rooms.get(slug)
+    web.app.state.rooms.get(slug)
     player = Player(web, slug, token).connect()
     player.recv_table()
     rendered: list[int | None] = []
-    real = room.manager.render_table_json
+    publisher = web.app.state.publisher
+    real = publisher.draw
 
-    def counting(r, seat):  # type: ignore[no-untyped-def]
+    def counting(r, seat, public=None):  # type: ignore[no-untyped-def]
         rendered.append(seat)
-        return real(r, seat)
+        return real(r, seat, public)
 
-    room.manager.render_table_json = counting
+    publisher.draw = counting
     try:
         for _ in range(12):
             spectator = Player(web, slug, None).connect()
             spectator.recv_table()
             spectator.close()
     finally:
-        room.manager.render_table_json = real
+        publisher.draw = real
     assert 0 not in rendered, "a spectator's arrival re-rendered the player's table"
     assert rendered.count(None) == 12  # each spectator got exactly its own table
 

@@ -13,14 +13,23 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.i18n import use_language
-from app.web.table.deal_html import deal_result_html
-from app.web.table.render import _final_rows
-from app.web.table.viewer_marks import Marked
+from app.i18n.jinja import install as install_languages
+from app.web.shared.templating import make_templates
+from app.web.state import TEMPLATES_DIR
+from app.web.table.render import TABLE, _final_rows, render_block, setup_templates
 from tests.web.wsutil import Player, create_room
 
 NAMES = ["Anna", "Bo", "Cai"]
 LAST_DEAL = {"deal_no": 5, "losers": [0], "cards": ["AC"], "points": [14], "multipliers": [1], "agurk": [],
              "final_cards": [], "cleared": [], "went_out": [0, 2]}
+
+
+def deal_result(view: dict[str, Any], me: int | None) -> str:
+    """The table's fragment with the last deal's result, as the viewer at seat `me` reads it."""
+    templates = make_templates(TEMPLATES_DIR)
+    install_languages(templates.env)
+    setup_templates(templates)
+    return render_block(templates, TABLE, "result", {"view": view, "names": NAMES, "me": me, "result_old": False})
 
 
 def words(html: str) -> str:
@@ -34,12 +43,14 @@ def words(html: str) -> str:
 def test_a_deal_result_says_you_to_its_own_player(lang: str, mine: str, others: str) -> None:
     view = {"last_deal": LAST_DEAL, "over": False, "target": 21, "trick": None}
     with use_language(lang):
-        part = Marked(str(deal_result_html(view, NAMES, "")))
-    assert words(part.for_viewer(0, host=1)) == mine
-    assert "Anna" not in part.for_viewer(0, host=1)
-    assert words(part.for_viewer(1, host=1)) == others  # another player, the host
-    assert words(part.for_viewer(None, host=1)) == others  # a spectator
-    assert words(part.for_viewer(2, host=1)).endswith("Out: Anna, you." if lang == "en" else "Ude: Anna, dig.")
+        own, other, watching = deal_result(view, 0), deal_result(view, 1), deal_result(view, None)
+    assert words(own) == mine
+    assert "Anna" not in own
+    assert words(other) == others  # another player
+    assert words(watching) == others
+    with use_language(lang):
+        third = deal_result(view, 2)
+    assert words(third).endswith("Out: Anna, you." if lang == "en" else "Ude: Anna, dig.")
 
 
 def rows(ranking: list[int], scores: list[int], out_in: dict[int, int], *, by_going_out: bool = True) -> list[Any]:

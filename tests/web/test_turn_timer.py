@@ -61,7 +61,7 @@ def settle(client: TestClient) -> None:
 
 
 def seen(p: Player) -> int:
-    tables = [f for f in p.frames if f["kind"] == "table"]
+    tables = [f for f in p.frames if f["kind"] in ("table", "fragments")]
     return int(tables[-1]["version"]) if tables else -1
 
 

@@ -12,6 +12,7 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 from app.web.shared.security import seat_cookie_name
+from tests.web.fragments import apply
 
 HX_VALS = re.compile(r"hx-vals='([^']*)'")
 CODE = re.compile(r"(?<![A-Za-z0-9])([2-9TJQKA][CDHS]|X[12])(?![A-Za-z0-9])")
@@ -70,6 +71,7 @@ class Player:
     frames: list[dict[str, Any]] = field(default_factory=list)
     ws: Any = None
     _cm: Any = None
+    shown: dict[str, Any] | None = None  # the whole table the page shows (table frames and changes applied)
 
     def connect(self, headers: dict[str, str] | None = None) -> Player:
         hdrs = dict(headers or {})
@@ -91,12 +93,19 @@ class Player:
     def recv(self) -> dict[str, Any]:
         frame = json.loads(self.ws.receive_text())
         self.frames.append(frame)
+        if frame["kind"] == "table":
+            self.shown = frame
+        elif frame["kind"] == "fragments":
+            assert self.shown is not None, "fragments before any table"
+            self.shown = {"kind": "table", "version": frame["version"],
+                          "content": apply(self.shown["content"], frame)}
         return frame
 
     def recv_table(self) -> dict[str, Any]:
+        """The next table frame, or changes to the table: the whole table it shows then."""
         frame = self.recv()
-        assert frame["kind"] == "table", frame
-        return frame
+        assert frame["kind"] in ("table", "fragments"), frame
+        return self.table
 
     def drain(self, n: int) -> list[dict[str, Any]]:
         return [self.recv() for _ in range(n)]
@@ -106,7 +115,8 @@ class Player:
 
     @property
     def table(self) -> dict[str, Any]:
-        return next(f for f in reversed(self.frames) if f["kind"] == "table")
+        assert self.shown is not None, "no table yet"
+        return self.shown
 
     @property
     def version(self) -> int:

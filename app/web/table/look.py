@@ -2,9 +2,7 @@
 
 A push renders every connection's table; what they all show of the room (the spectator's view
 of the game, each seat's row, the clocks) is the same for every one of them and for every
-language, so it is read off the room once per push (`look_of`) and every part of every table
-is drawn from it. The seats are hashable rows (`SeatRow`, `SeatStats`): a part drawn from them
-is remembered by the very rows it shows.
+language, so it is read off the room once per push (`look_of`) and every table is drawn from it.
 
 Built from `game.view(None)` only (plus the seats' public names and presence), so nothing a
 spectator may not see is in it: each seat adds its own part (`game.seat_view`) for its table.
@@ -88,8 +86,7 @@ def look_of(room: LiveRoom) -> Look:
     g = room.game
     view: dict[str, Any] | None = g.view(None) if g is not None else None
     humans = frozenset(s.name for s in room.seats.values() if not s.is_bot)
-    # while a push renders, the buttons it offers were just worked out (`RoomPublishing.publish`)
-    handovers = room.shown_handovers if room.publishing is not None else room.handovers()
+    handovers = room.handovers()
     host = room.host
     names = tuple(display_name(s.name, s.is_bot, humans) if (s := room.seats.get(i)) is not None else None
                   for i in range(len(room.seats)))

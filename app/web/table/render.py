@@ -8,24 +8,32 @@ actions) laid over it.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from fastapi.templating import Jinja2Templates
+from markupsafe import Markup
 
-from app.i18n import N_, _, ngettext, say
+from app.i18n import N_, _, current_language, ngettext, say
 from app.rooms.room import LiveRoom
-from app.rules.cards import pretty, pretty_cards
+from app.rules.cards import RANK_WORD, pretty, pretty_cards
 from app.rules.ruleset import PRESET_TITLES
-from app.web.table.cards_html import card_back, card_html, card_label
-from app.web.table.hand_html import RASSI_TEXT
+from app.rules.scoring import DealResult
+from app.web.table.bot_words import bot_tag
 from app.web.table.house_rules import choice_label, option_help, option_label
 from app.web.table.look import Look
 from app.web.table.reactions import reaction_of
-from app.web.table.score_sheet import score_sheet_html
-from app.web.table.status_bar import PHASE_TEXT
+from app.web.table.spaces import CollapseSpaces
+from app.web.table.words import HOW_TEXT, PHASE_TEXT, RASSI_TEXT, card_label, card_name
 
-# English message ids (N_): templates say them with the `say` filter, code with _()
-PRESET_TITLE = PRESET_TITLES
+TABLE = "table/table.html"  # the table: one block per fragment (see `FRAGMENTS`)
+PARTS = "table/_parts.html"  # the macros its blocks and the replay page share
+# The table's fragments: a push sends the ones that changed, each the block of that name, one
+# element with the id "table-<name>" (the order is the table's, top to bottom); the list of
+# players goes row by row (the block "seat", each row's element "table-seat-<n>")
+FRAGMENTS = ("club", "status", "banners", "result", "seats", "lobby", "felt", "over", "hand", "sheet")
+
 RASSI_ADVICE = {
     "rassi_free": N_("You were dealt no picture card (J, Q, K): you may swap all six cards for a new hand, "
                      "free of charge, or keep these."),
@@ -40,45 +48,42 @@ RASSI_DONE = {
     "double": (N_("You doubled (×2)"), N_("%(name)s doubled (×2)")),
     "redouble": (N_("You redoubled (×4)"), N_("%(name)s redoubled (×4)")),
 }
+
+
 def setup_templates(templates: Jinja2Templates) -> None:
     env = templates.env
+    env.add_extension(CollapseSpaces)  # (before the table's templates are compiled)
     # Templates are read once per process, with no file check on every render (a table is
     # rendered per seat on every push): a template change shows after a restart
     env.auto_reload = False
-    env.globals.update(card=card_html, card_back=card_back, card_label=card_label, card_short=pretty,
-                       preset_title=PRESET_TITLE, phase_text=PHASE_TEXT, score_sheet_html=score_sheet_html,
-                       reaction_of=reaction_of)
-    env.filters["card_label"] = card_label
-    env.filters["card_short"] = pretty
-    env.filters["option_label"] = option_label
-    env.filters["option_help"] = option_help
-    env.globals["choice_label"] = choice_label
+    env.globals.update(card_name=card_name, rank_word=RANK_WORD, how_text=HOW_TEXT, phase_text=PHASE_TEXT,
+                       rassi_text=RASSI_TEXT, preset_title=PRESET_TITLES, reaction_of=reaction_of,
+                       choice_label=choice_label, bot_tag=lambda level: Markup(bot_tag(level)))
+    env.filters.update(card_label=card_label, card_short=pretty, option_label=option_label, option_help=option_help)
+    env.globals["card"] = card_of(lambda: env.get_template(PARTS).module)  # (the module sees it)
+    parts: Any = env.get_template(PARTS).module  # its macros, for every template
+    env.globals.update(card_back=parts.card_back, plays=parts.plays, deal_line=parts.deal_line, named=parts.named,
+                       score_sheet_of=parts.score_sheet)
+
+
+def card_of(parts: Callable[[], Any]) -> Callable[..., Markup]:
+    """`card(code, size, extra, top)`: the macro `card_drawn` of `parts()` (_parts.html), called
+    once per card, size and language (a table shows the same few dozen cards on every push)."""
+
+    @functools.lru_cache(maxsize=4096)
+    def in_language(lang: str, code: str, size: str, extra: str, top: bool) -> Markup:
+        return Markup(parts().card_drawn(code, size, extra, top))
+
+    def card(code: str, size: str = "", extra: str = "", top: bool = False) -> Markup:
+        return in_language(current_language(), code, size, extra, bool(top))
+
+    return card
 
 
 def render_block(templates: Jinja2Templates, name: str, block: str, context: dict[str, Any]) -> str:
-    """Render one named block of a template (the same block the full page renders).
-
-    Its context is made as `Template.new_context` makes it, but from the globals copied into a
-    plain dict once per template: Jinja reads them through a ChainMap (a Python call per name,
-    dozens of names) on every render, and a push renders several blocks per seat."""
+    """Render one named block of a template (the same block the whole page renders)."""
     template = templates.env.get_template(name)
-    flat = _flat_globals(template)
-    ctx = template.environment.context_class(template.environment, {**flat, **context}, template.name,
-                                             template.blocks, globals=flat)
-    return "".join(template.blocks[block](ctx))
-
-
-_FLAT_GLOBALS: dict[int, tuple[Any, int, dict[str, Any]]] = {}  # id(template): (template, size, copy)
-
-
-def _flat_globals(template: Any) -> dict[str, Any]:
-    """`template.globals` (its own and the environment's) as one plain dict, copied again when
-    a global is added."""
-    size = len(template.environment.globals) + len(template.globals.maps[0])
-    kept = _FLAT_GLOBALS.get(id(template))
-    if kept is None or kept[0] is not template or kept[1] != size:
-        kept = _FLAT_GLOBALS[id(template)] = (template, size, dict(template.globals))
-    return kept[2]
+    return "".join(template.blocks[block](template.new_context(context)))
 
 
 # ------------------------------------------------------------------ the table model
@@ -88,26 +93,81 @@ def look_context(look: Look) -> dict[str, Any]:
     """What every viewer's table model shares, `look` under the names the templates read, in
     the current language (made once per look and language)."""
     room = look.room
+    view, g = look.view, room.game
+    names = [name if name is not None else _("Seat %(n)s", n=i + 1) for i, name in enumerate(look.names)]
+    trick = (view.get("trick") or {}) if view is not None else {}
     return {
         "room": room,
         "slug": room.slug,
         "version": look.version,
         "status": look.status,
+        "lobby": look.status == "lobby",
         "seats": look.rows,
-        "public_view": look.view,
-        "names": [name if name is not None else _("Seat %(n)s", n=i + 1) for i, name in enumerate(look.names)],
+        "stats": look.stats,
+        "public_view": view,
+        "names": names,
         "limits": room.limits() if look.status == "lobby" else None,  # the waiting room shows them
         "top_cards": look.top_cards,
         "time_note": look.time_note,
         "turn_seconds": look.turn_seconds,
         "turn_left": look.turn_left,
         "deal_waiting": look.deal_waiting,
+        "target": view["target"] if view is not None else None,
+        "lead_seat": _lead_seat(room, view),
+        "before": before_first_trick(view, names) if view is not None else {},
+        # the last deal's result dims once a trick has been played since
+        "result_old": view is not None and not view.get("over") and bool(view.get("last_trick") or trick.get("plays")),
+        "score_rows": score_rows(g.deal_log, len(room.seats)) if g is not None and g.deal_log else [],
     }
 
 
+def _lead_seat(room: LiveRoom, view: dict[str, Any] | None) -> int:
+    """The seat whose player is told "Your lead." (-1: nobody; a bot playing for a seat leads
+    under the seat's name)."""
+    to_act = view.get("to_act") if view is not None else None
+    seat = room.seats.get(to_act) if to_act is not None else None
+    return -1 if to_act is None or seat is None or seat.bot_controlled else int(to_act)
+
+
+def score_rows(deal_log: Sequence[DealResult], players: int) -> list[dict[str, Any]]:
+    """Each finished deal as a row of the score sheet, with every seat's total after it."""
+    totals = [0] * players
+    rows: list[dict[str, Any]] = []
+    for deal in deal_log:
+        took = []
+        for seat, card, points, mult in zip(deal.losers, deal.cards, deal.points, deal.multipliers):
+            totals[seat] += points
+            took.append({"seat": seat, "card": card, "points": points, "multiplier": mult})
+        for seat in deal.cleared:
+            totals[seat] = 0
+        rows.append({"deal_no": deal.deal_no, "dealer": deal.dealer, "took": took, "agurk": list(deal.agurk),
+                     "went_out": list(deal.went_out), "cleared": list(deal.cleared), "totals": list(totals)})
+    return rows
+
+
 def table_context(room: LiveRoom, seat: int | None, public: dict[str, Any]) -> dict[str, Any]:
-    """All a template needs to draw `room` for `seat` (None: a spectator), around `public`
-    (`look_context`)."""
+    """All the table's blocks need to draw `room` for `seat` (None: a spectator), around `public`
+    (`look_context`): the seat's model, its status line and the table section's attributes."""
+    ctx = _seat_model(room, seat, public)
+    ctx["status_text"] = status_line(ctx)
+    mode = ctx["mode"]
+    ctx["section"] = {
+        "class": f"table mode-{mode}", "data-version": ctx["version"], "data-mode": mode,
+        "data-my-turn": "true" if ctx["my_turn"] else "false", "data-turn-title": "● " + _("Your turn"),
+        "data-announce": ctx["status_text"], "aria-label": _("Card table"),
+    }
+    if mode in ("select", "exchange"):  # the send button's words for 0, 1, 2... selected cards
+        n = int(ctx["hand_n"])
+        ctx["send_labels"] = ([ngettext("Play %(num)d card", "Play %(num)d cards", i) if i else _("Play")
+                               for i in range(n + 1)] if mode == "select" else
+                              [ngettext("Exchange %(num)d card", "Exchange %(num)d cards", i) if i else _("Exchange")
+                               for i in range(n + 1)])
+        most = ctx["exchange_max"]
+        ctx["at_most"] = most if most is not None else 99
+    return ctx
+
+
+def _seat_model(room: LiveRoom, seat: int | None, public: dict[str, Any]) -> dict[str, Any]:
     g = room.game
     view: dict[str, Any] | None = public["public_view"]  # what every viewer sees of the game
     # the seat's own part of its view: its hand, its legal actions and why the others are not
@@ -178,8 +238,7 @@ def table_context(room: LiveRoom, seat: int | None, public: dict[str, Any]) -> d
         exchange_max=(view.get("exchange") or {}).get("max"),
         ranking=view.get("ranking"),
         last_deal=view.get("last_deal"),
-        # anyone seated can open the sheet during the game (finished deals are public); the
-        # sheet itself is one of the shared parts
+        # anyone seated can open the sheet during the game (finished deals are public)
         score_sheet=g is not None and me is not None and bool(g.deal_log),
     )
     if view.get("over"):  # what the game-over panel shows

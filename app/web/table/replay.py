@@ -24,7 +24,7 @@ from app.store import rooms as store
 from app.store.db import session_scope
 from app.web.state import get_manager, get_templates
 from app.web.table.look import display_name
-from app.web.table.score_sheet import score_rows
+from app.web.table.render import score_rows
 from app.web.table.talk import line_model
 
 router = APIRouter(tags=["replay"])
@@ -180,6 +180,7 @@ def _replay_response(request: Request, manager: RoomManager, templates: Jinja2Te
         "ranking": story.game.ranking or [],
         "final_scores": story.game.scores,
         "top_cards": [c for c in story.game.ruleset.top_cards if not c.startswith("X")],
+        "target": story.game.ruleset.target,
     }
     response = templates.TemplateResponse(request, "table/replay.html", ctx)
     response.headers["Cache-Control"] = "no-store"
