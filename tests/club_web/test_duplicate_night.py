@@ -10,6 +10,9 @@ import re
 import time
 from typing import Any
 
+import pytest
+from starlette.websockets import WebSocketDisconnect
+
 from app.rooms.replay import build_stories
 from app.rules.cards import pretty_cards
 from app.store import club as store
@@ -205,8 +208,14 @@ def test_no_deck_reaches_any_client_before_the_round_is_over_at_every_table(clie
     assert waiting.status_code == 403 and 'id="dup-waiting"' in waiting.text
     for text in (refused.text, waiting.text, client.get(url).text, client.get(f"{url}/live").text):
         assert _codes(text) == []  # no card at all
-    for slug in slugs.values():  # a spectator of each table (the finished one shows its last deal)
-        assert deck_runs(client.get(f"/r/{slug}").text, decks, run=6) == []
+    for slug in slugs.values():  # a watcher of any table of the round, the finished one too, is held back
+        page = client.get(f"/r/{slug}")
+        assert page.status_code == 403 and "opens to watchers once the round is over" in page.text
+        assert _codes(page.text) == [] and 'id="table"' not in page.text
+        with client.websocket_connect(f"/r/{slug}/ws", headers={"origin": "http://testserver"}) as watcher:
+            with pytest.raises(WebSocketDisconnect) as closed:
+                watcher.receive_text()
+        assert closed.value.code == 1008 and "duplicate round" in closed.value.reason
 
     # every seat still playing: its page and its frames show only what its view shows
     for table in ("mellan", "taber"):
@@ -236,6 +245,8 @@ def test_no_deck_reaches_any_client_before_the_round_is_over_at_every_table(clie
         assert time.monotonic() < deadline, "the round did not end"
         time.sleep(0.02)
     assert client.get(f"/r/{slugs['vinder']}/replay").status_code == 200
+    watched = client.get(f"/r/{slugs['mellan']}")
+    assert watched.status_code == 200 and 'id="table"' in watched.text
     opened = client.get(f"{url}/duplicate/base/1")
     assert opened.status_code == 200 and 'id="deal-1"' in opened.text
     assert all(f"/r/{s}/replay?deal=1" in opened.text for s in slugs.values())

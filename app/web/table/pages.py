@@ -28,6 +28,7 @@ from app.web.table.new_rooms import Full, NewRooms
 from app.web.table.rejoin_panel import rejoin_panel
 from app.web.table.render import render_block
 from app.web.table.talk import chat_context
+from app.web.table.watching import WATCH_LATER, held_back
 
 router = APIRouter(tags=["pages"])
 
@@ -204,6 +205,11 @@ def room_response(request: Request, templates: Jinja2Templates, room: LiveRoom, 
 @router.get("/r/{slug}", response_class=HTMLResponse)
 async def room_page(request: Request, slug: str, manager: ManagerDep, templates: TemplatesDep) -> Response:
     room = await _room_or_404(manager, slug)
+    if await held_back(manager, room, seat_token(request, slug)):
+        response = templates.TemplateResponse(request, "table/watch_later.html", {"message": WATCH_LATER},
+                                              status_code=403)
+        response.headers["Cache-Control"] = "no-store"
+        return response
     return room_response(request, templates, room, error=request.query_params.get("error"))
 
 

@@ -26,6 +26,7 @@ from app.web.shared.memory import MemoryReturn
 from app.web.shared.security import origin_allowed, seat_token
 from app.web.shared.ws_budgets import ConnectionCaps, MessageBudget
 from app.web.state import manager_of
+from app.web.table.watching import WATCH_LATER_CLOSE, held_back
 
 log = logging.getLogger("gurka.web.ws")
 router = APIRouter(tags=["room websocket"])
@@ -132,6 +133,9 @@ async def room_socket(websocket: WebSocket, slug: str) -> None:
     try:
         token = seat_token(websocket, slug)
         await websocket.accept()
+        if await held_back(manager, room, token):
+            await websocket.close(code=1008, reason=WATCH_LATER_CLOSE)  # a refusal: the page does not retry
+            return
         conn = Connection(websocket.send_text, lambda code, reason: websocket.close(code=code, reason=reason),
                           token_hash=hash_token(token) if token else None, lang=current_language())
         room.attach(conn)
