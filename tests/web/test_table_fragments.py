@@ -140,7 +140,9 @@ def test_each_connections_pushes_give_the_table_a_fresh_render_gives(web: TestCl
         return seen
 
     seen = web.portal.call(play)  # type: ignore[attr-defined]
-    assert seen["pushes"] > 50 and seen["checks"] > 200
+    # a whole game is many steps (the shortest seen: 43 steps, 172 checks; the deals are shuffled
+    # anew each run), each checked for every viewer
+    assert seen["pushes"] > 50 and seen["checks"] > 100
     # a push sends a few fragments, not the whole table (ten of them)
     assert seen["fragments"] < 6 * seen["pushes"], seen
 
