@@ -40,14 +40,16 @@ def test_focus_and_typed_chat_survive_other_players_moves_on_a_phone(server: str
             if mode in ("play", "select", "exchange", "rassi"):
                 play_simply(page, mode)
                 continue
-            before = version(page)
-            marked = page.evaluate("""() => {
+            # the mode, the version and the mark in one look: a push between them (my turn
+            # coming) must not leave the test waiting for a move that is mine to make
+            before = page.evaluate("""() => {
+              const table = document.getElementById("table");
               const card = document.querySelector("#table [data-hand] .cardbtn");
-              if (!card) return false;
+              if (!card || table.dataset.mode !== "watch") return null;
               card.focus(); card.__marked = true; window.__pushes = [];
-              return document.activeElement === card;
+              return document.activeElement === card ? +table.dataset.version : null;
             }""")
-            if not marked:
+            if before is None:
                 time.sleep(0.05)
                 continue
             wait_page(page, "v => +document.getElementById('table').dataset.version > v", before,
