@@ -8,7 +8,7 @@ section's attributes and a hash per fragment. Frames (JSON text; see the README,
 - `{"kind": "table", "version": v, "content": "<section id=\\"table\\" ...>", "target": "#table",
   "swap": "outerHTML"}`: the whole table (the first frame, the answer to a sync, after a refusal);
 - `{"kind": "fragments", "version": v, "from": u, "content": "<hx-partial hx-target=\\"#table-felt\\"
-  hx-swap=\\"outerHTML\\"><div class=\\"frag\\" id=\\"table-felt\\">...</div></hx-partial>...",
+  hx-swap=\\"outerHTML\\">(the felt block's element, id table-felt)</hx-partial>...",
   "swap": "none"}` and, when they changed, `"attrs"`: the section's attributes but its version:
   the fragments that differ from what the connection has, bringing a page at version `u` to `v`.
   A page that shows another version than `u` asks for a sync instead.
