@@ -9,6 +9,7 @@ from app.parsing import BadFrame, parse_json_object, strict_int
 from app.rooms import engine
 from app.rooms.chat import ChatRefused
 from app.rooms.hub import Connection
+from app.rooms.news import NewsKind
 from app.rooms.seat_changes import RoomSeatChanges
 from app.rooms.seats import Refused
 from app.rooms.talk import RoomTalk
@@ -58,7 +59,7 @@ class RoomMessages(RoomTalk, RoomSeatChanges):
                     seen = self.version if seen == before else seen
                 await self.act(seat, action.strip(), seen)
             elif do == "sync":
-                conn.offer(self.table_frame(conn))
+                self.announce(NewsKind.WHOLE_TABLE, [conn])
                 self.offer_chat(conn)
             elif do == "talk":  # a page just connected: what was said since it was rendered
                 self.offer_chat(conn)

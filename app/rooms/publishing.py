@@ -1,6 +1,5 @@
-"""Publishing a room to its connections: the room says when its table changed; the frames are
-the host's (`RoomHost.table_frame`, `RoomHost.push_frames`: on the web side, the whole table for a
-connection that has none, else the fragments that changed for it).
+"""Publishing a room: the room says what changed (`news`); its audience (the host's: on the web
+side, the publisher) draws it and offers each connection its frames.
 
 A seat coming or going is a change of the table like any other (its presence dot, maybe a
 button): presence changes are coalesced (`presence_updates`) and then published.
@@ -8,10 +7,11 @@ button): presence changes are coalesced (`presence_updates`) and then published.
 
 from __future__ import annotations
 
-import json
+from collections.abc import Sequence
 
-from app.i18n import current_language, say, use_language
+from app.rooms.chat import ChatLine
 from app.rooms.hub import Connection
+from app.rooms.news import News, NewsKind, Notice, Reaction
 from app.rooms.presence import RoomPresence
 
 
@@ -23,7 +23,7 @@ class RoomPublishing(RoomPresence):
         arrived = conn.seat is not None and conn.seat not in self.present()
         self.connections.add(conn)
         conn.start()
-        conn.offer(self.table_frame(conn))
+        self.announce(NewsKind.WHOLE_TABLE, [conn])
         if arrived:
             self.presence.changed()
         self.rearm()
@@ -38,12 +38,18 @@ class RoomPublishing(RoomPresence):
 
     def publish(self) -> None:
         """Offer every live connection what changed of its table."""
-        for conn, frame in self.manager.push_frames(self, self.live_connections()):
-            self.offer(conn, frame)
+        self.announce(NewsKind.TABLE)
 
     def show_presence(self) -> None:
         """Presence changed (coalesced): show it like any other change."""
-        self.publish()
+        self.announce(NewsKind.PRESENCE)
+
+    def announce(self, kind: NewsKind, to: Sequence[Connection] | None = None, *,
+                 lines: tuple[ChatLine, ...] = (), notice: Notice | None = None,
+                 reaction: Reaction | None = None) -> None:
+        """Hand news of `kind` for `to` (every live connection unless given) to the audience."""
+        readers = tuple(self.live_connections() if to is None else to)
+        self.manager.publish(self, News(kind, self.version, readers, lines, notice, reaction))
 
     def handovers(self) -> frozenset[int]:
         """The seats a "Let a bot play" button is offered for now."""
@@ -57,25 +63,8 @@ class RoomPublishing(RoomPresence):
             self.connections.discard(conn)
         return list(self.connections)
 
-    def offer(self, conn: Connection, frame: str) -> None:
-        if not conn.offer(frame):
-            self.connections.discard(conn)
-
-    def table_frame(self, conn: Connection) -> str:
-        """`conn`'s whole table, in its language."""
-        return self.manager.table_frame(self, conn)
-
-    def notice_frame(self, message: str, level: str = "error", lang: str | None = None) -> str:
-        """A notice (a `Text` is said in `lang`, the reader's language)."""
-        with use_language(lang or current_language()):
-            html = self.manager.render_notice(message, level)
-            said = say(message)
-        return json.dumps(
-            {"kind": "notice", "level": level, "message": said, "version": self.version,
-             "content": html, "target": "#notice", "swap": "innerHTML"}
-        )
-
     def tell(self, conn: Connection, message: str, level: str = "error", *, with_table: bool = True) -> None:
-        conn.offer(self.notice_frame(message, level, conn.lang))
+        """A notice for one connection (a `Text`, said in its language), then its whole table."""
+        self.announce(NewsKind.NOTICE, [conn], notice=Notice(message, level))
         if with_table:
-            conn.offer(self.table_frame(conn))
+            self.announce(NewsKind.WHOLE_TABLE, [conn])

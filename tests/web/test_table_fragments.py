@@ -72,7 +72,7 @@ class Viewer:
         self.seat, self.lang, self.token_hash, self.closed = seat, lang, token_hash, False
         self.frames: list[str] = []
 
-    def offer(self, frame: str) -> bool:
+    def offer(self, frame: str, *, whole: bool = False, part: bool = False) -> bool:
         self.frames.append(frame)
         return True
 
@@ -85,7 +85,7 @@ class Viewer:
 
 def fresh(room: Any, viewer: Viewer) -> str:
     """The whole table a fresh connection of `viewer`'s seat and language gets now."""
-    return str(json.loads(room.table_frame(Viewer(viewer.seat, viewer.lang, viewer.token_hash)))["content"])
+    return str(json.loads(room.manager.audience.tables.table_frame(room, Viewer(viewer.seat, viewer.lang, viewer.token_hash)))["content"])
 
 
 NAMES = ("Ann <script>alert(1)</script>", 'Bo "B" \\o/', "Cai & Dóra's")
