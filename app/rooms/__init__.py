@@ -3,5 +3,6 @@
 from app.rooms.hub import Connection
 from app.rooms.manager import RoomManager
 from app.rooms.room import LiveRoom, Refused, Seat
+from app.rooms.state import RoomStatus
 
-__all__ = ["Connection", "LiveRoom", "Refused", "RoomManager", "Seat"]
+__all__ = ["Connection", "LiveRoom", "Refused", "RoomManager", "RoomStatus", "Seat"]

@@ -19,8 +19,8 @@ Event = room_writes.Event  # seat, kind, payload
 R_contra = TypeVar("R_contra", contravariant=True)
 
 
-class RoomHost(Protocol[R_contra]):
-    """The services a room of type `R_contra` is given by its host."""
+class Timing(Protocol):
+    """The clock and timings a room's host sets, and the decks it deals from."""
 
     @property
     def bot_delay(self) -> float:
@@ -41,6 +41,15 @@ class RoomHost(Protocol[R_contra]):
     def takeover_seconds(self) -> float:
         """How long a seat must be empty before it can be handed to a bot."""
         ...
+
+    def deck_for(self, key: str, deal_no: int, /) -> list[str] | None:
+        """Deal `deal_no` (1, 2, ...) of a duplicate round's table: the deck stored under `key`
+        in its order, or None (a fresh shuffle). Answers at once, on the event loop."""
+        ...
+
+
+class RoomHost(Timing, Protocol[R_contra]):
+    """The services a room of type `R_contra` is given by its host."""
 
     async def store_commit(
         self,
@@ -68,11 +77,6 @@ class RoomHost(Protocol[R_contra]):
 
     async def game_over(self, room: R_contra) -> None:
         """Tell whoever listens that the room's game has just ended."""
-        ...
-
-    def deck_for(self, key: str, deal_no: int, /) -> list[str] | None:
-        """Deal `deal_no` (1, 2, ...) of a duplicate round's table: the deck stored under `key`
-        in its order, or None (a fresh shuffle). Answers at once, on the event loop."""
         ...
 
     def publish(self, room: R_contra, news: News, /) -> None:

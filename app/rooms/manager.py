@@ -21,7 +21,7 @@ from app.rooms.commits import CommitWriter
 from app.rooms.lobby_sweep import LobbySweep, moment
 from app.rooms.news import Audience, News, Unheard
 from app.rooms.room import BOT_NAMES, MAX_NAME, Event, LiveRoom, Refused, Seat, clean_name
-from app.rooms.state import DEFAULT_TURN_SECONDS
+from app.rooms.state import DEFAULT_TURN_SECONDS, RoomStatus
 from app.rooms.sync import RoomSync, load_room, read_room
 from app.rooms.tokens import new_slug, new_token, seat_secrets
 from app.rules.text import Text, text_of
@@ -120,7 +120,7 @@ class RoomManager:
         for room in self.rooms.values():
             room.schedule_bot()
             room.arm()  # timers re-armed from the stored facts (a deadline, a pending deal)
-        self.warm_bots([room.bot_level(s.seat) for room in self.rooms.values() if room.status == "playing"
+        self.warm_bots([room.bot_level(s.seat) for room in self.rooms.values() if room.status == RoomStatus.PLAYING
                         for s in room.seats.values() if s.botted])
         if self.lobby_sweep is not None and self._sweeping is None:
             self._sweeping = asyncio.get_running_loop().create_task(self.lobby_sweep.run(), name="lobby-sweep")
@@ -199,7 +199,7 @@ class RoomManager:
                 Seat(s.seat, s.name, s.token_hash, s.is_bot, s.bot_controlled, s.code_hash) for s in seats
             ],
         )
-        room.rebuild_game([(e.seat, e.kind, dict(e.payload)) for e in events])
+        room.state.rebuild_game([(e.seat, e.kind, dict(e.payload)) for e in events])
         if events:  # the current turn started when its version was committed
             at = events[-1].at
             room.turn_started = (at if at.tzinfo else at.replace(tzinfo=UTC)).timestamp()
@@ -382,7 +382,7 @@ class RoomManager:
                 row = store.create_room(session, slug=slug, preset=preset, options=options, seats=seats, host=0,
                                         seen_at=seen_at)
                 assert row.id is not None
-                store.record_events(session, room_id=row.id, seen_version=0, events=created, status="lobby",
+                store.record_events(session, room_id=row.id, seen_version=0, events=created, status=RoomStatus.LOBBY,
                                     seats=[s.row() for s in seat_rows])
                 return slug, row.id
 
@@ -396,7 +396,7 @@ class RoomManager:
                 preset=preset,
                 options=options,
                 capacity=seats,
-                status="lobby",
+                status=RoomStatus.LOBBY,
                 version=version,
                 host=0,
                 seats=seat_rows,

@@ -13,7 +13,7 @@ import pytest
 from sqlalchemy import Engine
 
 from app.rooms import RoomManager
-from app.rooms.actions import NOT_SAVED, RETRY_SECONDS, NotSaved
+from app.rooms.changes import NOT_SAVED, RETRY_SECONDS, NotSaved
 from app.rooms.clock import FakeClock
 from app.rooms.hub import Connection
 from app.rooms.news import NewsKind, Notice
@@ -142,7 +142,7 @@ async def test_bots_carry_on_by_themselves_once_the_database_answers(
     good = manager.writer.db
     manager.writer.db = unreachable_database(tmp_path)
     clock.advance(1.0)  # the bot's moment: its move is not saved
-    await await_until(lambda: room._retry_task is not None, what="a retry planned after the failed commit")
+    await await_until(lambda: room.changes.retry_task is not None, what="a retry planned after the failed commit")
     assert room.version == version
     manager.writer.db = good
 

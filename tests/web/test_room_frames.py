@@ -45,7 +45,7 @@ def test_each_kind_of_news_becomes_its_frame_and_the_queue_knows_the_tables(web:
         room.attach(watcher)
         await room.join("Cai")  # a change of the table: what changed, for each
         room.tell(ann, Text("Only the host can do that."), "info")  # a notice, then the whole table
-        room.announce(NewsKind.REACTION, reaction=Reaction(0, "🥒"))
+        room.herald.announce(NewsKind.REACTION, reaction=Reaction(0, "🥒"))
         await room.say(ann, "hello <i>there</i>")
         return ann, watcher
 
