@@ -110,6 +110,9 @@
     }
     message.values = message.values || {};
     message.values.aid = newId();
+    // The table version this page shows: an action taken on an older table is refused (the
+    // buttons carry no version, so a new version does not change them)
+    if (table && message.values.v === undefined) message.values.v = parseInt(table.dataset.version || "", 10);
     // Only what the server needs: no form fields that happen to be near the button.
     delete message.values.name;
     if (el && el.dataset && el.dataset.sendSelection) {
