@@ -8,13 +8,26 @@ kind, the version the room is at, who it is for, and the little data it carries.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol, TypeVar
 
 from app.rooms.chat import ChatLine
-from app.rooms.hub import Connection
+
+
+class Reader(Protocol):
+    """One connection to a room, as the room sees it: the seat token it holds (None: a
+    spectator), the seat the room found for that token, and whether it is still open. The
+    connections themselves (their sockets, queues and frames) are the web side's."""
+
+    id: int
+    token_hash: str | None
+    seat: int | None
+    closed: bool
+
+    async def stop(self) -> None:
+        """Let the connection go (its room stops)."""
+        ...
 
 
 class NewsKind(StrEnum):
@@ -44,7 +57,7 @@ class Reaction:
 class News:
     kind: NewsKind
     version: int  # the version the room is at
-    to: tuple[Connection, ...]  # its readers
+    to: tuple[Reader, ...]  # its readers
     lines: tuple[ChatLine, ...] = ()  # CHAT: what was said
     notice: Notice | None = None  # NOTICE: what to tell
     reaction: Reaction | None = None  # REACTION: who reacted how
@@ -67,7 +80,3 @@ class Unheard:
     def publish(self, room: object, news: News, /) -> None:
         return None
 
-
-def readers(conns: Sequence[Connection]) -> tuple[Connection, ...]:
-    """The connections still open among `conns`."""
-    return tuple(c for c in conns if not c.closed)

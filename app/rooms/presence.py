@@ -8,7 +8,7 @@ maps it to a seat (`reseat`, after seats changed). Nothing here sends anything.
 from __future__ import annotations
 
 from app.rooms.host import Timing
-from app.rooms.hub import Connection
+from app.rooms.news import Reader
 from app.rooms.state import RoomState, RoomStatus
 from app.rooms.tokens import hash_token
 
@@ -17,13 +17,13 @@ class Presence:
     def __init__(self, state: RoomState, timing: Timing) -> None:
         self.state = state
         self.timing = timing
-        self.connections: set[Connection] = set()
+        self.connections: set[Reader] = set()
         now = timing.clock.now()
         self.absent_since: dict[int, float] = dict.fromkeys(state.seats, now)
 
     # ------------------------------------------------------------------ comings and goings
 
-    def attach(self, conn: Connection) -> bool:
+    def attach(self, conn: Reader) -> bool:
         """`conn` joins the readers, at the seat its token says; True if its seat just became
         present (a spectator, or a second tab of a present seat, changes nothing)."""
         conn.seat = self.state.seat_of(conn.token_hash)
@@ -31,7 +31,7 @@ class Presence:
         self.connections.add(conn)
         return arrived
 
-    def detach(self, conn: Connection) -> bool:
+    def detach(self, conn: Reader) -> bool:
         """`conn` is gone; True if its seat just became absent."""
         self.connections.discard(conn)
         conn.closed = True
@@ -53,13 +53,13 @@ class Presence:
         for conn in self.connections:
             conn.seat = self.state.seat_of(conn.token_hash)
 
-    def readers(self) -> list[Connection]:
+    def readers(self) -> list[Reader]:
         """The open connections (the closed ones are let go of here)."""
         for conn in [c for c in self.connections if c.closed]:
             self.connections.discard(conn)
         return list(self.connections)
 
-    def at(self, seat: int) -> list[Connection]:
+    def at(self, seat: int) -> list[Reader]:
         """The open connections of `seat`."""
         return [c for c in self.connections if c.seat == seat and not c.closed]
 

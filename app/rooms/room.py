@@ -7,7 +7,7 @@ changed (`news`), and each connection is offered what changed of its seat's tabl
 A `LiveRoom` is a composition: a plain `RoomState` (seats, game, version, status, host) and a
 few collaborators, each with a narrow job and constructible alone:
 
-- `presence`: the connections, who is here and since when a seat is away;
+- `presence`: the readers (the web side's connections), who is here and since when a seat is away;
 - `herald`: tells the audience what changed, for whom;
 - `changes`: the one way to change the state (stage, commit, then apply);
 - `actions` and `seat_changes`: what players and hosts do (each staged as a `Change`);
@@ -36,7 +36,6 @@ from app.rooms.clock import Clock
 from app.rooms.dealing import Dealer
 from app.rooms.herald import Herald
 from app.rooms.host import Event, RoomHost
-from app.rooms.hub import Connection
 from app.rooms.messages import (
     MAX_FRAME,
     Act,
@@ -58,7 +57,7 @@ from app.rooms.messages import (
     Unreadable,
     parse_message,
 )
-from app.rooms.news import NewsKind
+from app.rooms.news import NewsKind, Reader
 from app.rooms.presence import Presence
 from app.rooms.presence_updates import PresenceCoalescer
 from app.rooms.seat_changes import SeatChanges
@@ -186,24 +185,23 @@ class LiveRoom:
     # ------------------------------------------------------------------ presence
 
     @property
-    def connections(self) -> set[Connection]:
+    def connections(self) -> set[Reader]:
         return self.presence.connections
 
     @property
     def absent_since(self) -> dict[int, float]:
         return self.presence.absent_since
 
-    def attach(self, conn: Connection) -> None:
+    def attach(self, conn: Reader) -> None:
         """The newcomer gets its whole table; the others the change, when a seat just became
         present."""
         arrived = self.presence.attach(conn)
-        conn.start()
         self.herald.whole_table(conn)
         if arrived:
             self.presence_updates.changed()
         self.timers.arm()
 
-    def detach(self, conn: Connection) -> None:
+    def detach(self, conn: Reader) -> None:
         if self.presence.detach(conn):
             self.presence_updates.changed()
         self.timers.arm()
@@ -239,7 +237,7 @@ class LiveRoom:
         self.herald.announce(kind)
         self.timers.arm()
 
-    def tell(self, conn: Connection, message: str, level: str = "error", *, with_table: bool = True) -> None:
+    def tell(self, conn: Reader, message: str, level: str = "error", *, with_table: bool = True) -> None:
         self.herald.tell(conn, message, level, with_table=with_table)
 
     # ------------------------------------------------------------------ what players and hosts do
@@ -292,7 +290,7 @@ class LiveRoom:
     def deal_due(self) -> float | None:
         return self.turns.deal_due()
 
-    async def say(self, conn: Connection, raw: object) -> None:
+    async def say(self, conn: Reader, raw: object) -> None:
         await self.talk.say(conn, raw)
 
     # ------------------------------------------------------------------ bots and timers
@@ -308,7 +306,7 @@ class LiveRoom:
 
     # ------------------------------------------------------------------ client messages
 
-    async def handle(self, conn: Connection, text: str | bytes) -> None:
+    async def handle(self, conn: Reader, text: str | bytes) -> None:
         """One client message: parse, check, dispatch; every problem becomes a clear notice."""
         try:
             parsed = parse_message(text)
@@ -327,7 +325,7 @@ class LiveRoom:
         except engine.IllegalAction as illegal:  # the engine's own words
             self.tell(conn, text_of(illegal))
 
-    async def _dispatch(self, conn: Connection, message: Message) -> None:
+    async def _dispatch(self, conn: Reader, message: Message) -> None:
         seat = conn.seat
         match message:
             case Act(action, seen):

@@ -26,8 +26,7 @@ from app.rooms.chat import (
     clean_text,
 )
 from app.rooms.herald import Herald
-from app.rooms.hub import Connection
-from app.rooms.news import NewsKind, Reaction
+from app.rooms.news import NewsKind, Reaction, Reader
 from app.rooms.state import RoomState
 
 
@@ -39,7 +38,7 @@ class Talk:
         self.chat = ChatLog()  # table talk: kept apart from the game, never moves the version
         self.lock = asyncio.Lock()  # one line stored at a time
 
-    def offer_chat(self, conn: Connection) -> None:
+    def offer_chat(self, conn: Reader) -> None:
         """The recent talk and this seat's chat form, after a sync (a page reconnecting asks for
         one; a freshly loaded page already shows them)."""
         self.herald.announce(NewsKind.TALK, [conn])
@@ -58,7 +57,7 @@ class Talk:
 
     # ------------------------------------------------------------------ requests
 
-    async def say(self, conn: Connection, raw: Any) -> None:
+    async def say(self, conn: Reader, raw: Any) -> None:
         text = clean_text(raw)
         seat = conn.seat
         self.chat.check_talker(seat, _talker_key(conn))
@@ -66,7 +65,7 @@ class Talk:
         await self._keep(line)
         self.herald.announce(NewsKind.CHAT, lines=(line,))
 
-    async def react(self, conn: Connection, raw: Any) -> None:
+    async def react(self, conn: Reader, raw: Any) -> None:
         emoji = check_reaction(raw)
         seat = conn.seat
         self.chat.check_talker(seat, _talker_key(conn))
@@ -101,6 +100,6 @@ class Talk:
         self.herald.announce(NewsKind.CHAT_RULES)
 
 
-def _talker_key(conn: Connection) -> str:
+def _talker_key(conn: Reader) -> str:
     """Rate limits count per seat; a spectator counts per connection."""
     return f"seat:{conn.seat}" if conn.seat is not None else f"conn:{conn.id}"

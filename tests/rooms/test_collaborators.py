@@ -15,13 +15,14 @@ from app.rooms.changes import NOT_SAVED, Change, NotSaved, RoomChanges
 from app.rooms.chat import SAY, ChatLine, ChatRefused
 from app.rooms.clock import Clock, FakeClock
 from app.rooms.herald import Herald
-from app.rooms.hub import Connection
 from app.rooms.news import News, NewsKind, Notice
 from app.rooms.presence import Presence
 from app.rooms.seats import Refused, Seat
 from app.rooms.state import RoomState, RoomStatus
 from app.rooms.talk import Talk
 from app.rooms.timers import Timers
+from app.rooms.tokens import hash_token
+from tests.rooms.told import Listener
 
 T0 = 1_000_000.0
 
@@ -42,17 +43,14 @@ class Timing:
 def table(status: str = "lobby", *, seats: int = 3, bots: tuple[int, ...] = ()) -> RoomState:
     state = RoomState(room_id=1, slug="abc", preset="gurka-night", options={}, capacity=4, status=status,
                       version=5, host=0, turn_started=T0,
-                      seats=[Seat(i, f"P{i}", f"hash{i}", is_bot=i in bots) for i in range(seats)])
+                      seats=[Seat(i, f"P{i}", hash_token(f"tok{i}"), is_bot=i in bots) for i in range(seats)])
     if status != "lobby":
         state.game = engine.make_game("gurka-night", seats, 0, {})
     return state
 
 
-def connection(token_hash: str | None) -> Connection:
-    async def nowhere(*_args: Any) -> None:
-        return None
-
-    return Connection(nowhere, nowhere, token_hash=token_hash)
+def connection(token: str | None) -> Listener:
+    return Listener(token)
 
 
 # ------------------------------------------------------------------ presence
@@ -62,7 +60,7 @@ def test_presence_knows_who_is_here_and_since_when_a_seat_is_away() -> None:
     clock = FakeClock(start=T0)
     state = table("playing")
     presence = Presence(state, Timing(clock, takeover=60.0))
-    ann, watcher = connection("hash0"), connection(None)
+    ann, watcher = connection("tok0"), connection(None)
     assert presence.attach(ann) is True  # seat 0 just came
     assert presence.attach(watcher) is False and watcher.seat is None
     assert presence.present() == {0} and ann.seat == 0
@@ -81,7 +79,7 @@ def test_presence_knows_who_is_here_and_since_when_a_seat_is_away() -> None:
 def test_the_herald_tells_the_open_connections_at_the_states_version() -> None:
     told: list[News] = []
     state = table()
-    a, b = connection("hash0"), connection(None)
+    a, b = connection("tok0"), connection(None)
     herald = Herald(state, lambda: [a, b], told.append)
     herald.table_changed()
     herald.tell(b, "Not yet.", "info")
@@ -182,7 +180,7 @@ async def test_timers_wake_when_the_turn_runs_out_and_not_before() -> None:
     clock = FakeClock(start=T0)
     state = table("playing", bots=(1, 2))  # the bots need no "Let a bot play" moment
     presence = Presence(state, Timing(clock))
-    presence.attach(connection("hash0"))
+    presence.attach(connection("tok0"))
     turns = Turns(deadline=T0 + 30)
     shown: list[int] = []
     timers = Timers(state, turns, presence, Timing(clock), show=lambda: shown.append(state.version))
@@ -244,7 +242,7 @@ async def test_talk_stores_a_line_then_tells_everybody_and_refuses_empty_words()
     told: list[News] = []
     saved: list[ChatLine] = []
     state = table()
-    ann = connection("hash0")
+    ann = connection("tok0")
     ann.seat = 0
     talk = Talk(state, Herald(state, lambda: [ann], told.append), saved.append)
     await talk.say(ann, "  hello  ")

@@ -15,20 +15,15 @@ from sqlalchemy import Engine
 from app.rooms import RoomManager
 from app.rooms.changes import NOT_SAVED, RETRY_SECONDS, NotSaved
 from app.rooms.clock import FakeClock
-from app.rooms.hub import Connection
 from app.rooms.news import NewsKind, Notice
 from app.rooms.room import LiveRoom
-from app.rooms.tokens import hash_token
 from app.store.db import make_engine, upgrade
-from tests.rooms.told import Told
+from tests.rooms.told import Listener, Told
 from tests.waiting import await_until
 
 
-def connection(token: str | None) -> Connection:
-    async def nowhere(*_args: Any) -> None:
-        return None
-
-    return Connection(nowhere, nowhere, token_hash=hash_token(token) if token else None)
+def connection(token: str | None) -> Listener:
+    return Listener(token)
 
 
 def state(room: LiveRoom) -> tuple[Any, ...]:

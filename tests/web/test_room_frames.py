@@ -27,9 +27,6 @@ class Listener:
         self.offered.append((json.loads(frame), "whole" if whole else "part" if part else ""))
         return True
 
-    def start(self) -> None:
-        pass
-
     async def stop(self) -> None:
         self.closed = True
 

@@ -22,15 +22,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Hashable, Iterable
+from typing import cast
 
 from fastapi.templating import Jinja2Templates
 
 from app.i18n import say, use_language
 from app.rooms.chat import ChatLine
-from app.rooms.hub import Connection
 from app.rooms.news import News, NewsKind, Notice, Reaction
 from app.rooms.room import LiveRoom
 from app.web.table import talk
+from app.web.table.hub import Connection
 from app.web.table.publisher import TablePublisher
 from app.web.table.render import render_block
 
@@ -45,7 +46,8 @@ class RoomFrames:
         self.tables = tables
 
     def publish(self, room: LiveRoom, news: News, /) -> None:
-        readers = [conn for conn in news.to if not conn.closed]
+        # the readers are the connections the websocket attached to the room (`hub.Connection`)
+        readers = [cast(Connection, conn) for conn in news.to if not conn.closed]
         if not readers:
             return
         match news.kind:

@@ -1,4 +1,4 @@
-"""What a slow reader may cost: a newer whole table supersedes the tables (and changes of one) it
+"""The fan-out hub never waits for a slow client. What a slow reader may cost: a newer whole table supersedes the tables (and changes of one) it
 has not taken, a writer stuck on one frame for too long is dropped and lets go of its queue. The
 hub never reads a frame: its sender says which frames are whole tables and which are parts."""
 
@@ -9,7 +9,7 @@ import gc
 import json
 import weakref
 
-from app.rooms.hub import TOO_SLOW_REASON, Connection
+from app.web.table.hub import TOO_SLOW_REASON, Connection
 
 
 def table(version: int) -> str:
@@ -132,3 +132,33 @@ async def test_a_table_supersedes_queued_tables_and_changes_and_changes_never_su
     assert conn.pending() == [notice("hello"), table(4)]  # the whole table says it all
     assert conn.offer(part=True, frame=changes(4, 5, "c"))
     assert conn.pending() == [notice("hello"), table(4), changes(4, 5, "c")]
+
+
+async def test_a_client_that_stops_reading_is_dropped_not_waited_for() -> None:
+    stuck = asyncio.Event()
+    closed: list[int] = []
+
+    async def never_returns(frame: str) -> None:
+        await stuck.wait()
+
+    async def close(code: int, reason: str = "") -> None:
+        closed.append(code)
+
+    fast_frames: list[str] = []
+
+    async def fast(frame: str) -> None:
+        fast_frames.append(frame)
+
+    slow = Connection(never_returns, close, token_hash=None, queue_size=4)
+    quick = Connection(fast, close, token_hash=None, queue_size=4)
+    slow.start(), quick.start()
+    offered = []
+    for i in range(10):
+        offered.append(slow.offer(f"frame {i}"))
+        quick.offer(f"frame {i}")
+        await asyncio.sleep(0)  # the room moves on at once; nothing here awaits the socket
+    assert offered[-1] is False and slow.closed
+    await asyncio.sleep(0.01)
+    assert closed == [1013]  # "try again later": htmx reconnects and gets the full table
+    assert fast_frames == [f"frame {i}" for i in range(10)]
+    await slow.stop(), await quick.stop()

@@ -1,7 +1,7 @@
 """In-process fan-out: one writer task and one bounded queue per connection.
 
-A room never awaits a client's socket: it offers each connection its next frame and moves
-on. What a slow reader costs stays small and ends when it goes:
+Nobody awaits a client's socket: a room's news is made into frames (`frames.py`) that are offered
+to each connection, and the room moves on. What a slow reader costs stays small and ends when it goes:
 
 - a frame offered as `whole` (a whole table) supersedes every frame still waiting in the queue
   that was offered as `whole` or `part` (a whole table, or a change of one: the newest whole one
