@@ -67,7 +67,8 @@ def setup_templates(templates: Jinja2Templates) -> None:
     env.globals["card"] = card_of(lambda: env.get_template(PARTS).module)  # (the module sees it)
     parts: Any = env.get_template(PARTS).module  # its macros, for every template
     env.globals.update(card_back=parts.card_back, plays=parts.plays, play_item=parts.play_item, deal_line=parts.deal_line, named=parts.named,
-                       score_sheet_of=parts.score_sheet)
+                       score_sheet_of=parts.score_sheet, sheet_summary=parts.sheet_summary,
+                       sheet_head=parts.sheet_head, sheet_row=parts.sheet_row)
 
 
 def card_of(parts: Callable[[], Any]) -> Callable[..., Markup]:
@@ -106,6 +107,10 @@ def look_context(look: Look) -> dict[str, Any]:
         "preset": room.preset,
         "club_table": room.club_table,
         "in_game": view is not None,
+        "deal_no": view.get("deal_no") if view is not None else None,
+        "phase": view.get("phase") if view is not None else None,
+        "stock_count": view.get("stock_count") if view is not None else None,
+        "trick": (view.get("trick") or Frozen()) if view is not None else Frozen(),
         "game_over": view is not None and bool(view.get("over")),
         "last_deal": view.get("last_deal") if view is not None else None,
         "last_trick": view.get("last_trick") if view is not None else None,
