@@ -5,7 +5,7 @@
 // - keyboard: arrow keys move along the hand, Enter/Space plays or selects
 // - apply a push of the table's changed fragments (its version, the section's attributes), or ask
 //   for the whole table when it does not start from the version shown
-// - keep focus, typed text and an open <details> when their own fragment is replaced; announce the status
+// - keep focus and an open <details> when their own part is replaced; announce the status
 // - copy a link shown in a field (the room link, a personal link), saying so to screen readers too;
 //   show why a card cannot be played
 // - count the turn timer down (the server sends the seconds left with each push)
@@ -93,7 +93,7 @@
       }
       return;
     }
-    if (line) line.textContent = card.classList.contains("playable") ? "" : (card.dataset.why || "");
+    if (line) line.textContent = card.classList.contains("playable") ? "" : (card.dataset.why || (hand && hand.dataset.why) || "");
   });
 
   // ------------------------------------------------------------ outgoing messages
@@ -127,10 +127,11 @@
   });
 
   // ------------------------------------------------------------ pushes
-  // A push carries only the fragments of the table that changed (app/web/table/publisher.py), so
-  // what the reader holds elsewhere on the page (focus on a card, a selection, typed text, an
-  // open <details>) stays as it is. Only when its own fragment is replaced does the page put it
-  // back below: focus into the hand, what was typed, the open state.
+  // A push carries only the parts of the table that changed (app/web/table/publisher.py), so
+  // what the reader holds elsewhere on the page (focus on a card, a selection, a name being
+  // typed, the open score sheet) stays as it is. Only when its own part is replaced (or the
+  // whole table: a sync after a reconnect) does the page put it back below: focus into the hand
+  // after a move, the previous trick left open, a name half typed.
   var focusKey = null, focusIndex = -1, openKeeps = {}, lastAnnounce = "", awaitingTable = false;
   // What is being typed in the table (the name to join with), kept as it is typed. Not a
   // snapshot taken when a push arrives: htmx swaps a push in and then waits to settle before it

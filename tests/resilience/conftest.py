@@ -46,7 +46,7 @@ HX_VALS = re.compile(r"hx-vals='([^']*)'")
 DATA_LEGAL = re.compile(r"data-legal='([^']*)'")
 DATA_CODE = re.compile(r'data-code="([^"]+)"')
 DATA_CARD = re.compile(r'data-card="([^"]+)"')
-SEAT_LI = re.compile(r'<li class="seat([^"]*)"')
+TURN = re.compile(r'id="table-turn-(\d+)"><span class="tag turntag"')  # the seat whose turn it is
 SCORE = re.compile(r'<b>(-?\d+)</b><span class="sr-only"> penalty points')
 
 
@@ -298,12 +298,11 @@ def offered_requests(content: str) -> list[dict[str, Any]]:
 
 def fingerprint(content: str, version: int) -> dict[str, Any]:
     """What must survive a restart, read from a seat's table: not presence, which may differ."""
-    seats = SEAT_LI.findall(content)
     return {
         "version": version,
         "hand": sorted(DATA_CODE.findall(content)),
         "cards": sorted(DATA_CARD.findall(content)),
-        "turn": [i for i, classes in enumerate(seats) if " turn" in classes],
+        "turn": [int(seat) for seat in TURN.findall(content)],
         "scores": SCORE.findall(content),
         "offered": offered_actions(content),
         "over": "Game over" in content,

@@ -9,9 +9,10 @@ import html
 import re
 from typing import Any
 
-PARTIAL = re.compile(r'<hx-partial hx-target="#(table-[a-z]+(?:-[0-9]+)?)" hx-swap="outerHTML">(.*?)</hx-partial>',
+PARTIAL = re.compile(r'<hx-partial hx-target="#([a-z0-9-]+)" hx-swap="(outerHTML|beforeend)">(.*?)</hx-partial>',
                      re.DOTALL)
-ROW = '<li class="[^"]*" id="{id}"[^>]*>.*?</li>'  # a row of the list of players (no list inside it)
+TAG = re.compile(r"<(/?)([a-z][a-z0-9-]*)\b[^>]*?(/?)>")
+VOID = frozenset({"meter", "input", "br", "img", "use", "hr", "meta", "link", "path", "circle"})
 FRAGMENT_START = re.compile(r'\s<div class="frag" id="(table-[a-z]+)">')
 SECTION_OPEN = re.compile(r'<section id="table"[^>]*>')
 
@@ -35,19 +36,35 @@ def fragments_of(table: str) -> dict[str, str]:
             for i, m in enumerate(starts)}
 
 
+def element(page: str, id_: str) -> tuple[int, int, int]:
+    """Where the element with id `id_` is in `page`: (its start, where its content ends, its end)."""
+    mark = f' id="{id_}"'
+    at = page.find(mark)
+    assert at >= 0 and page.find(mark, at + 1) < 0, f"not one element with the id {id_}"
+    start = page.rfind("<", 0, at)
+    opening = TAG.match(page, start)
+    assert opening is not None and opening.end() > at, id_
+    tag, depth = opening.group(2), 1
+    for t in TAG.finditer(page, opening.end()):
+        if t.group(2) != tag or t.group(3) or tag in VOID:
+            continue
+        depth += -1 if t.group(1) else 1
+        if depth == 0:
+            return start, t.start(), t.end()
+    raise AssertionError(f"the element {id_} is not closed")
+
+
 def apply(table: str, frame: dict[str, Any]) -> str:
-    """`table` (a whole `#table` section) with the `fragments` frame applied."""
+    """`table` (a whole `#table` section) with the `fragments` frame applied, as htmx does: each
+    partial replaces the element with its id, or adds its content at the end of it."""
     if frame["from"] != version_of(table):
         raise Stale(f"the table shows {version_of(table)}, the frame starts from {frame['from']}")
-    parts = fragments_of(table)
-    for target, element in PARTIAL.findall(frame["content"]):
-        if target.startswith("table-seat-"):
-            row = re.compile(ROW.format(id=target), re.DOTALL)
-            assert len(row.findall(parts["table-seats"])) == 1, target
-            parts["table-seats"] = row.sub(lambda _m, e=element: e, parts["table-seats"])
-            continue
-        assert target in parts, target
-        parts[target] = element
+    for target, swap, content in PARTIAL.findall(frame["content"]):
+        start, inner_end, end = element(table, target)
+        if swap == "outerHTML":
+            table = table[:start] + content + table[end:]
+        else:
+            table = table[:inner_end] + content + table[inner_end:]
     head = SECTION_OPEN.search(table)
     assert head is not None
     attrs = dict(re.findall(r'\s([a-z:-]+)="([^"]*)"', head.group(0)))
@@ -56,4 +73,4 @@ def apply(table: str, frame: dict[str, Any]) -> str:
     attrs["data-version"] = str(frame["version"])
     attrs.pop("id", None)
     opening = '<section id="table"' + "".join(f' {k}="{html.escape(str(v))}"' for k, v in attrs.items()) + ">"
-    return opening + "".join(" " + parts[k] for k in parts) + " </section>"
+    return opening + table[head.end():]

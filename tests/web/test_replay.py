@@ -15,7 +15,7 @@ from app.store.db import session_scope
 from tests.web.test_room_protocol import play_one, start, three_players
 from tests.web.wsutil import CODE, Player, card_words, hidden_cards
 
-ROW = re.compile(r"<tr>\s*<th scope=\"row\">(\d+)</th>(.*?)</tr>", re.DOTALL)
+ROW = re.compile(r"<tr[^>]*>\s*<th scope=\"row\">(\d+)</th>(.*?)</tr>", re.DOTALL)
 NUM = re.compile(r'<td class="num[^"]*">(-?\d+)</td>')
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from html.parser import HTMLParser
 from typing import Any
 
@@ -248,3 +249,75 @@ def test_talk_with_markup_quotes_and_backslashes_is_text(web: TestClient) -> Non
     assert frame["kind"] == "chat" and "<script" not in frame["content"]
     assert json.dumps(" ".join(said.split()), ensure_ascii=False)[1:-1] in json.dumps(tree(frame["content"]),
                                                                                       ensure_ascii=False)
+
+
+def partials(frames: list[str]) -> list[tuple[str, str]]:
+    """(target id, swap) of every partial in `frames` (JSON text), in order."""
+    found: list[tuple[str, str]] = []
+    for raw in frames:
+        frame = json.loads(raw)
+        if frame["kind"] == "fragments":
+            found += re.findall(r'<hx-partial hx-target="#([a-z0-9-]+)" hx-swap="([a-zA-Z]+)">', frame["content"])
+    return found
+
+
+def test_a_play_inside_a_trick_adds_itself_and_a_deal_adds_a_row(web: TestClient) -> None:
+    """Parts inside parts: the second card of a trick is added at the end of the trick's plays
+    (the felt is not sent again), a finished deal adds its row to the score sheet (the sheet's
+    <details>, open or not, stays), and a card played changes the mover's count and the turn
+    markers, not the seats' rows."""
+    manager = web.app.state.rooms  # type: ignore[attr-defined]
+
+    async def play() -> None:
+        room, token = await manager.create_room(preset="gurka-night", options={}, seats=3, host_name="Ann")
+        tokens = [token] + [(await room.join(name))[1] for name in ("Bo", "Cai")]
+        viewer = Viewer(0, "en", hash_token(tokens[0]))
+        room.attach(viewer)
+        await room.start(0, dealer=0)
+        rng = random.Random(5)
+        inside_trick = deals_added = 0
+        while room.game is not None and not room.game.over and deals_added < 2:
+            g = room.game
+            viewer.frames.clear()
+            if g.to_act is None:
+                await room.deal_next(room.version, by=0)
+                continue
+            plays_before = len((g.view(None).get("trick") or {}).get("plays") or [])
+            deals_before = len(g.deal_log)
+            await room.act(g.to_act, rng.choice([str(a) for a in g.legal_actions()]), room.version)
+            sent = partials(viewer.frames)
+            targets = [target for target, _swap in sent]
+            if plays_before and room.game.view(None)["trick"] and room.game.view(None)["trick"]["plays"]:
+                assert ("table-plays", "beforeend") in sent and "table-felt" not in targets, sent
+                assert not any(t.startswith("table-seat-") for t in targets), sent  # the rows stay
+                assert any(t.startswith("table-count-") for t in targets), sent
+                inside_trick += 1
+            if len(room.game.deal_log) > deals_before and deals_before:
+                assert ("table-sheetrows", "beforeend") in sent and "table-sheetsum" in targets, sent
+                assert "table-sheet" not in targets, sent
+                deals_added += 1
+        assert inside_trick > 5 and deals_added >= 1, (inside_trick, deals_added)
+        room.detach(viewer)  # type: ignore[arg-type]
+
+    web.portal.call(play)  # type: ignore[attr-defined]
+
+
+def test_a_visitor_typing_a_name_keeps_the_form_while_seats_fill(web: TestClient) -> None:
+    """In the waiting room the count of seats taken changes as players come; the join form a
+    visitor is typing in is a part of its own, never sent again."""
+    manager = web.app.state.rooms  # type: ignore[attr-defined]
+
+    async def fill() -> None:
+        room, _token = await manager.create_room(preset="gurka-night", options={}, seats=4, host_name="Ann")
+        visitor = Viewer(None, "da", None)
+        room.attach(visitor)
+        assert 'id="table-join"' in fresh(room, visitor)
+        visitor.frames.clear()
+        await room.join("Bo")
+        await room.add_bot(0)
+        sent = [target for target, _swap in partials(visitor.frames)]
+        assert sent.count("table-seatcount") == 2, sent
+        assert "table-join" not in sent and "table-lobbypanel" not in sent and "table-lobby" not in sent, sent
+        room.detach(visitor)  # type: ignore[arg-type]
+
+    web.portal.call(fill)  # type: ignore[attr-defined]

@@ -29,7 +29,8 @@ def deal_result(view: dict[str, Any], me: int | None) -> str:
     templates = make_templates(TEMPLATES_DIR)
     install_languages(templates.env)
     setup_templates(templates)
-    return render_block(templates, TABLE, "result", {"view": view, "names": NAMES, "me": me, "result_old": False})
+    return render_block(templates, TABLE, "result", {"last_deal": view["last_deal"], "target": view["target"],
+                                                      "names": NAMES, "me": me, "result_old": False})
 
 
 def words(html: str) -> str:

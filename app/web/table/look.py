@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from app.rooms.room import LiveRoom
+from app.web.shared.frozen import register
 
 BOT_SUFFIX = " (bot)"
 
@@ -34,19 +35,21 @@ class SeatRow(NamedTuple):
     out: bool | None = None
     dealer: bool | None = None
     forehand: bool | None = None
-    to_act: bool | None = None
     multiplier: int | None = None
     bot_level: str | None = None  # a bot seat's level (`app.rooms.bot_levels`)
 
 
 class SeatStats(NamedTuple):
-    """A seat's count, score and penalty cards, as its row shows them in a game."""
+    """A seat's score and penalty cards, as its row shows them in a game (its count of cards in
+    hand changes with every card it plays: `Look.counts`)."""
 
     name: str
-    hand_count: int
     score: int
     agurk: int
     penalty_cards: tuple[str, ...]
+
+
+register(SeatRow, SeatStats)  # (plain fields only: a row keys what was rendered from it)
 
 
 @dataclass(slots=True)
@@ -61,6 +64,7 @@ class Look:
     view: dict[str, Any] | None  # the game as a spectator sees it (None: no game yet)
     rows: tuple[SeatRow, ...]  # every seat's row (the table's capacity in the lobby)
     stats: dict[int, SeatStats]  # the stats of each seat in the game
+    counts: dict[int, int]  # the cards in each hand in the game
     names: tuple[str | None, ...]  # the players' names by seat (None: nobody there)
     top_cards: tuple[str, ...]  # the preset's cards above the ace (drawn with a gold corner)
     turn_left: int | None  # whole seconds left on the turn timer (None: none runs)
@@ -92,6 +96,7 @@ def look_of(room: LiveRoom) -> Look:
                   for i in range(len(room.seats)))
     rows: list[SeatRow] = []
     stats: dict[int, SeatStats] = {}
+    counts: dict[int, int] = {}
     n = room.capacity if view is None else len(room.seats)
     playing = len(view["scores"]) if view is not None else 0  # (a latecomer sits out until the next game)
     for i in range(n):
@@ -107,15 +112,16 @@ def look_of(room: LiveRoom) -> Look:
             assert view is not None
             rows.append(SeatRow(i, False, name, s.is_bot, s.bot_controlled, s.is_bot or i in present, i == host,
                                 i in handovers, i in view["out"], i == view["dealer"], i == view["forehand"],
-                                i == view["to_act"], view["multipliers"][i], level))
-            stats[i] = SeatStats(name, view["hand_counts"][i], view["scores"][i], view["agurk"][i],
+                                view["multipliers"][i], level))
+            counts[i] = view["hand_counts"][i]
+            stats[i] = SeatStats(name, view["scores"][i], view["agurk"][i],
                                  tuple(view["penalty_cards"][i]))
         else:
             rows.append(SeatRow(i, False, name, s.is_bot, s.bot_controlled, s.is_bot or i in present, i == host,
                                 i in handovers, bot_level=level))
     deadline = room.turn_deadline()
     return Look(
-        room=room, version=room.version, status=room.status, host=host, view=view, rows=tuple(rows), stats=stats,
+        room=room, version=room.version, status=room.status, host=host, view=view, rows=tuple(rows), stats=stats, counts=counts,
         names=names, top_cards=tuple(c for c in (g.ruleset.top_cards if g is not None else ()) if not c.startswith("X")),
         turn_left=None if deadline is None else max(0, math.ceil(deadline - room.manager.clock.now())),
         deal_waiting=room.deal_due() is not None, time_note=room.time_note, turn_seconds=int(room.turn_seconds),

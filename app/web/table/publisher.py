@@ -23,6 +23,7 @@ but each connection's hashes.
 from __future__ import annotations
 
 import json
+import re
 import weakref
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -36,14 +37,17 @@ from app.i18n import use_language
 from app.rooms.room import LiveRoom
 from app.web.table.hub import Connection
 from app.web.table.look import look_of
+from app.web.table.parts import PLACE, PartLog, Parts, block_reads
 from app.web.table.render import FRAGMENTS, TABLE, look_context, table_context
 
 RoomPanel = Callable[[LiveRoom, "int | None"], str]
 
-# The htmx 4 partial that replaces one fragment: the fragment's element keeps its id
+# The htmx 4 partials: one that replaces a part (its element keeps its id), one that adds parts at
+# the end of the element with that id
 PARTIAL_OPEN = '<hx-partial hx-target="#{id}" hx-swap="outerHTML">'
+APPEND_OPEN = '<hx-partial hx-target="#{id}" hx-swap="beforeend">'
 PARTIAL_CLOSE = "</hx-partial>"
-SEATS = "table-seats"  # the list of players: sent row by row (the block "seat") while its rows stay the same
+CLOSING = re.compile(r"\s*</[a-z]+>\s*")  # the end of an element
 
 
 def json_escaped(text: str) -> str:
@@ -53,23 +57,32 @@ def json_escaped(text: str) -> str:
 
 @dataclass(slots=True)
 class Drawn:
-    """One viewer's table at one version, in one language."""
+    """One viewer's table at one version, in one language: its parts (`PartLog`), each with
+    the parts inside it."""
 
     version: int
     section: dict[str, Any]  # the section's attributes
-    attrs: str  # the same but the version, as JSON (sent when they change)
-    fragments: dict[str, str]  # fragment id -> its element's HTML, in the table's order
-    rows: dict[str, str]  # the list of players' rows: id -> HTML (inside the fragment `SEATS`)
-    frame: int  # the hash of the list of players around its rows (which rows, in what words)
+    attrs: dict[str, str]  # the same but the version
+    fragments: tuple[str, ...]  # the table's fragments (its outermost parts), in order
+    html: dict[str, str]  # part id -> its element's HTML
+    _own: dict[str, str]  # part id -> the same with the parts inside it as place holders
+    kids: dict[str, tuple[str, ...]]  # part id -> the parts right inside it, in order
     _escaped: dict[str, str] = field(default_factory=dict)
 
+    def own(self, id_: str) -> str:
+        """Part `id_` with each part inside it left as a place holder: what it shows itself."""
+        return self._own[id_]
+
     def partial(self, id_: str) -> str:
-        """Fragment or row `id_` as an htmx partial, escaped for a JSON string (once per drawing)."""
+        """Part `id_` as an htmx partial, escaped for a JSON string (once per drawing)."""
         found = self._escaped.get(id_)
         if found is None:
-            html = self.fragments[id_] if id_ in self.fragments else self.rows[id_]
-            found = self._escaped[id_] = json_escaped(PARTIAL_OPEN.format(id=id_) + html + PARTIAL_CLOSE)
+            found = self._escaped[id_] = json_escaped(PARTIAL_OPEN.format(id=id_) + self.html[id_] + PARTIAL_CLOSE)
         return found
+
+    def appended(self, id_: str, kids: tuple[str, ...]) -> str:
+        """Parts `kids` added at the end of part `id_`, as an htmx partial escaped for JSON."""
+        return json_escaped(APPEND_OPEN.format(id=id_) + "".join(self.html[k] for k in kids) + PARTIAL_CLOSE)
 
 
 @dataclass(slots=True)
@@ -77,9 +90,16 @@ class Shown:
     """What a connection was last sent."""
 
     version: int
-    attrs: str
-    hashes: dict[str, int]  # fragment or row id -> the hash of its HTML
-    frame: int  # `Drawn.frame` of the list of players it has
+    attrs: dict[str, str]
+    hashes: dict[str, int]  # part id -> the hash of what it shows itself (`Drawn.own`)
+    kids: dict[str, tuple[str, ...]]  # part id -> the parts right inside it
+
+    def adopt(self, drawn: Drawn, id_: str) -> None:
+        """The connection now has part `id_` of `drawn`, and everything inside it."""
+        self.hashes[id_] = hash(drawn.own(id_))
+        kids = self.kids[id_] = drawn.kids[id_]
+        for kid in kids:
+            self.adopt(drawn, kid)
 
 
 class TablePublisher:
@@ -88,7 +108,10 @@ class TablePublisher:
 
     def __init__(self, templates: Jinja2Templates) -> None:
         self.templates = templates
-        self.template = templates.env.get_template(TABLE)
+        env = templates.env
+        self.template = env.get_template(TABLE)
+        assert env.loader is not None
+        self.parts = Parts(block_reads(env, env.loader.get_source(env, TABLE)[0]))
         # Hook: HTML other areas (the club) add to a room's table, per seat: in memory and cheap,
         # it runs on every push.
         self.panels: list[RoomPanel] = []
@@ -105,31 +128,25 @@ class TablePublisher:
         return ctx
 
     def draw(self, room: LiveRoom, seat: int | None, public: dict[str, Any] | None = None) -> Drawn:
-        """`seat`'s table now, fragment by fragment, in the current language."""
-        return self.drawing(self.context(room, seat, public))
+        """`seat`'s table now, fragment by fragment, in the current language (on the event loop:
+        parts are reused, see `app.web.table.parts`)."""
+        return self.drawing(self.context(room, seat, public), self.parts)
 
-    def drawing(self, ctx: dict[str, Any]) -> Drawn:
-        """The table of the table model `ctx`, fragment by fragment."""
+    def drawing(self, ctx: dict[str, Any], parts: Parts | None = None) -> Drawn:
+        """The table of the table model `ctx`, part by part (`parts`: reuse what was rendered)."""
         template = self.template
-        blocks = template.blocks
         context = template.new_context(ctx)
-        rows = {}
-        for row in ctx["seats"]:  # each row alone (the block "seat" reads its row as `s`)
-            context.vars["s"] = row
-            rows[f"table-seat-{row.seat}"] = "".join(blocks["seat"](context))
-        context.vars["seat_rows"] = [Markup(html) for html in rows.values()]
-        fragments = {f"table-{name}": "".join(blocks[name](context)) for name in FRAGMENTS}
-        joined = "".join(rows.values())
-        frame = hash((tuple(rows), fragments[SEATS].replace(joined, "", 1)))
+        log = context.vars["part_log"] = PartLog(parts)
+        fragments = tuple(log.render(context, name) for name in FRAGMENTS)
         section = ctx["section"]
-        attrs = json.dumps({k: v for k, v in section.items() if k != "data-version"}, sort_keys=True)
         self.drawings += 1
-        return Drawn(int(ctx["version"]), section, attrs, fragments, rows, frame)
+        return Drawn(int(ctx["version"]), section, {k: str(v) for k, v in section.items() if k != "data-version"},
+                     fragments, log.html, log.own, log.kids)
 
     def table_html(self, drawn: Drawn) -> str:
         """The whole `#table` section of a drawing."""
         context = self.template.new_context({"section": drawn.section,
-                                             "fragments": [Markup(html) for html in drawn.fragments.values()]})
+                                             "fragments": [Markup(drawn.html[id_]) for id_ in drawn.fragments]})
         return "".join(self.template.blocks["table"](context))
 
     def page_table(self, room: LiveRoom, seat: int | None) -> tuple[dict[str, Any], Markup]:
@@ -140,19 +157,24 @@ class TablePublisher:
     # ------------------------------------------------------------------ frames
 
     def table_frame(self, room: LiveRoom, conn: Connection) -> str:
-        """The whole table for `conn` (its seat, in its language); it now has every fragment."""
+        """The whole table for `conn` (its seat, in its language); it now has every part."""
+        self.parts.new_push()
+        return self._table_frame(room, conn)
+
+    def _table_frame(self, room: LiveRoom, conn: Connection) -> str:
         with use_language(conn.lang):
             drawn = self.draw(room, conn.seat)
             html = self.table_html(drawn)
-        hashes = {id_: hash(text) for id_, text in drawn.fragments.items()}
-        hashes.update({id_: hash(text) for id_, text in drawn.rows.items()})
-        self._shown[conn] = Shown(drawn.version, drawn.attrs, hashes, drawn.frame)
+        shown = self._shown[conn] = Shown(drawn.version, dict(drawn.attrs), {}, {})
+        for id_ in drawn.fragments:
+            shown.adopt(drawn, id_)
         return json.dumps({"kind": "table", "version": drawn.version, "content": html, "target": "#table",
                            "swap": "outerHTML"})
 
     def push_frames(self, room: LiveRoom, conns: Iterable[Connection]) -> list[tuple[Connection, str]]:
         """What each of `conns` is to be offered now: the fragments that changed for it (none
         when nothing did), or the whole table if it has none."""
+        self.parts.new_push()
         look = look_of(room)
         publics: dict[str, dict[str, Any]] = {}
         drawings: dict[tuple[int | None, str], Drawn] = {}
@@ -160,7 +182,7 @@ class TablePublisher:
         for conn in conns:
             shown = self._shown.get(conn)
             if shown is None:
-                out.append((conn, self.table_frame(room, conn)))
+                out.append((conn, self._table_frame(room, conn)))
                 continue
             key = (conn.seat, conn.lang)
             drawn = drawings.get(key)
@@ -178,30 +200,45 @@ class TablePublisher:
     def _changes(self, conn: Connection, shown: Shown, drawn: Drawn) -> str | None:
         """The fragments frame that brings `conn` from what it was `shown` to `drawn` (None:
         nothing to send); `shown` becomes `drawn`."""
-        parts = []
-        hashes = shown.hashes
-        for id_, text in drawn.fragments.items():
-            h = hash(text)
-            if hashes.get(id_) == h:
-                continue
-            hashes[id_] = h
-            if id_ == SEATS and shown.frame == drawn.frame:  # the same rows: only those that changed
-                for row_id, row in drawn.rows.items():
-                    h = hash(row)
-                    if hashes.get(row_id) != h:
-                        hashes[row_id] = h
-                        parts.append(drawn.partial(row_id))
-                continue
-            if id_ == SEATS:
-                shown.frame = drawn.frame
-                hashes.update({row_id: hash(row) for row_id, row in drawn.rows.items()})
-            parts.append(drawn.partial(id_))
-        attrs = drawn.attrs != shown.attrs
+        parts: list[str] = []
+        for id_ in drawn.fragments:
+            _changed(shown, drawn, id_, parts)
+        attrs = {k: v for k, v in drawn.attrs.items() if shown.attrs.get(k) != v}
         if not parts and not attrs and drawn.version == shown.version:
             return None
         start, shown.version = shown.version, drawn.version
         head = f'{{"kind": "fragments", "version": {drawn.version}, "from": {start}, '
         if attrs:
-            shown.attrs = drawn.attrs
-            head += f'"attrs": {drawn.attrs}, '
+            shown.attrs.update(attrs)
+            head += f'"attrs": {json.dumps(attrs, sort_keys=True)}, '
         return head + f'"content": "{"".join(parts)}", "swap": "none"}}'
+
+
+def _changed(shown: Shown, drawn: Drawn, id_: str, parts: list[str]) -> None:
+    """Add to `parts` what brings part `id_` from what the connection was `shown` to `drawn`:
+    nothing when it shows the same, else the parts inside it that changed when it shows the same
+    itself, the parts added at its end when that is all that changed, or the whole part."""
+    new = hash(drawn.own(id_))
+    old = shown.hashes.get(id_)
+    kids = drawn.kids[id_]
+    if new == old:
+        for kid in kids:
+            _changed(shown, drawn, kid, parts)
+        return
+    before = shown.kids.get(id_)
+    if old is not None and before is not None and len(kids) > len(before) and kids[:len(before)] == before:
+        added = kids[len(before):]
+        own = drawn.own(id_)
+        tail = "".join(PLACE + kid for kid in added)
+        at = own.rfind(tail)
+        own = own[:at] + own[at + len(tail):]
+        if CLOSING.fullmatch(own, at) and hash(own) == old:  # the same but for parts added at its end
+            for kid in before:
+                _changed(shown, drawn, kid, parts)
+            parts.append(drawn.appended(id_, added))
+            shown.hashes[id_], shown.kids[id_] = new, kids
+            for kid in added:
+                shown.adopt(drawn, kid)
+            return
+    parts.append(drawn.partial(id_))
+    shown.adopt(drawn, id_)

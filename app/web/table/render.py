@@ -20,9 +20,11 @@ from app.rooms.room import LiveRoom
 from app.rules.cards import RANK_WORD, pretty, pretty_cards
 from app.rules.ruleset import PRESET_TITLES
 from app.rules.scoring import DealResult
+from app.web.shared.frozen import Frozen, freeze
 from app.web.table.bot_words import bot_tag
 from app.web.table.house_rules import choice_label, option_help, option_label
 from app.web.table.look import Look
+from app.web.table.parts import part
 from app.web.table.reactions import reaction_of
 from app.web.table.spaces import CollapseSpaces
 from app.web.table.words import HOW_TEXT, PHASE_TEXT, RASSI_TEXT, card_label, card_name
@@ -32,6 +34,8 @@ PARTS = "table/_parts.html"  # the macros its blocks and the replay page share
 # The table's fragments: a push sends the ones that changed, each the block of that name, one
 # element with the id "table-<name>" (the order is the table's, top to bottom); the list of
 # players goes row by row (the block "seat", each row's element "table-seat-<n>")
+# The parts of a seat's table model made for that seat from lists and dicts (frozen: see `parts`)
+SEAT_DATA = ("hand", "legal", "send_labels", "rassi_actions", "final_rows", "ready_names", "rematch_waits")
 FRAGMENTS = ("club", "status", "banners", "result", "seats", "lobby", "felt", "over", "hand", "sheet")
 
 RASSI_ADVICE = {
@@ -58,12 +62,13 @@ def setup_templates(templates: Jinja2Templates) -> None:
     env.auto_reload = False
     env.globals.update(card_name=card_name, rank_word=RANK_WORD, how_text=HOW_TEXT, phase_text=PHASE_TEXT,
                        rassi_text=RASSI_TEXT, preset_title=PRESET_TITLES, reaction_of=reaction_of,
-                       choice_label=choice_label, bot_tag=lambda level: Markup(bot_tag(level)))
+                       choice_label=choice_label, bot_tag=lambda level: Markup(bot_tag(level)), part=part)
     env.filters.update(card_label=card_label, card_short=pretty, option_label=option_label, option_help=option_help)
     env.globals["card"] = card_of(lambda: env.get_template(PARTS).module)  # (the module sees it)
     parts: Any = env.get_template(PARTS).module  # its macros, for every template
-    env.globals.update(card_back=parts.card_back, plays=parts.plays, deal_line=parts.deal_line, named=parts.named,
-                       score_sheet_of=parts.score_sheet)
+    env.globals.update(card_back=parts.card_back, plays=parts.plays, play_item=parts.play_item, deal_line=parts.deal_line, named=parts.named,
+                       score_sheet_of=parts.score_sheet, sheet_summary=parts.sheet_summary,
+                       sheet_head=parts.sheet_head, sheet_row=parts.sheet_row)
 
 
 def card_of(parts: Callable[[], Any]) -> Callable[..., Markup]:
@@ -93,20 +98,32 @@ def look_context(look: Look) -> dict[str, Any]:
     """What every viewer's table model shares, `look` under the names the templates read, in
     the current language (made once per look and language)."""
     room = look.room
-    view, g = look.view, room.game
-    names = [name if name is not None else _("Seat %(n)s", n=i + 1) for i, name in enumerate(look.names)]
+    view, g = freeze(look.view), room.game
+    names = tuple(name if name is not None else _("Seat %(n)s", n=i + 1) for i, name in enumerate(look.names))
     trick = (view.get("trick") or {}) if view is not None else {}
     return {
         "room": room,
         "slug": room.slug,
+        "preset": room.preset,
+        "club_table": room.club_table,
+        "in_game": view is not None,
+        "deal_no": view.get("deal_no") if view is not None else None,
+        "phase": view.get("phase") if view is not None else None,
+        "stock_count": view.get("stock_count") if view is not None else None,
+        "trick": (view.get("trick") or Frozen()) if view is not None else Frozen(),
+        "game_over": view is not None and bool(view.get("over")),
+        "last_deal": view.get("last_deal") if view is not None else None,
+        "last_trick": view.get("last_trick") if view is not None else None,
+        "to_act": view.get("to_act") if view is not None else None,
         "version": look.version,
         "status": look.status,
         "lobby": look.status == "lobby",
-        "seats": look.rows,
-        "stats": look.stats,
+        "seats": freeze(look.rows),
+        "stats": freeze(look.stats),
+        "counts": freeze(look.counts),
         "public_view": view,
         "names": names,
-        "limits": room.limits() if look.status == "lobby" else None,  # the waiting room shows them
+        "limits": freeze(room.limits()) if look.status == "lobby" else None,  # the waiting room shows them
         "top_cards": look.top_cards,
         "time_note": look.time_note,
         "turn_seconds": look.turn_seconds,
@@ -114,10 +131,10 @@ def look_context(look: Look) -> dict[str, Any]:
         "deal_waiting": look.deal_waiting,
         "target": view["target"] if view is not None else None,
         "lead_seat": _lead_seat(room, view),
-        "before": before_first_trick(view, names) if view is not None else {},
+        "before": freeze(before_first_trick(view, names)) if view is not None else Frozen(),
         # the last deal's result dims once a trick has been played since
         "result_old": view is not None and not view.get("over") and bool(view.get("last_trick") or trick.get("plays")),
-        "score_rows": score_rows(g.deal_log, len(room.seats)) if g is not None and g.deal_log else [],
+        "score_rows": freeze(score_rows(g.deal_log, len(room.seats))) if g is not None and g.deal_log else (),
     }
 
 
@@ -164,6 +181,8 @@ def table_context(room: LiveRoom, seat: int | None, public: dict[str, Any]) -> d
                                for i in range(n + 1)])
         most = ctx["exchange_max"]
         ctx["at_most"] = most if most is not None else 99
+    for name in SEAT_DATA:  # plain data: a block that reads only plain data is rendered once for all
+        ctx[name] = freeze(ctx.get(name))
     return ctx
 
 
@@ -255,7 +274,7 @@ def _seat_model(room: LiveRoom, seat: int | None, public: dict[str, Any]) -> dic
     return ctx
 
 
-def before_first_trick(view: dict[str, Any], names: list[str]) -> dict[str, Any]:
+def before_first_trick(view: dict[str, Any], names: Sequence[str]) -> dict[str, Any]:
     """Who swapped or kept cards, and who took free cards or doubled, in this deal: the felt
     says it until the first trick. Rassi's as (seat, as its own player reads it, as the others
     read it)."""
