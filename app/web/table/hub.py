@@ -29,7 +29,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-log = logging.getLogger("gurka.rooms.hub")
+log = logging.getLogger("gurka.web.hub")
 
 QUEUE_SIZE = 16
 SEND_STALL = 5.0  # seconds one frame may take to leave before the reader counts as gone
