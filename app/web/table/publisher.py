@@ -1,23 +1,23 @@
 """A room's table on the wire: the whole table for a connection that has none, else only the
-fragments that changed for it.
+parts that changed for it.
 
-The table is the fragment blocks of templates/table/table.html (`FRAGMENTS`), rendered for a
-seat from its table model. A connection remembers what it was last sent: the table version, the
-section's attributes and a hash per fragment. Frames (JSON text; see the README, "Protocol"):
+The table is the fragment blocks of templates/table/table.html (`FRAGMENTS`), each made of parts
+(`app.web.table.parts`), drawn for a seat from its table model. A connection remembers what it
+was last sent: the table version, the section's attributes, and per part the hash of what the
+part shows itself (its HTML with the parts inside it as place holders) and the parts right
+inside it. Frames (JSON text; the README, "The table on the wire"):
 
 - `{"kind": "table", "version": v, "content": "<section id=\\"table\\" ...>", "target": "#table",
   "swap": "outerHTML"}`: the whole table (the first frame, the answer to a sync, after a refusal);
-- `{"kind": "fragments", "version": v, "from": u, "content": "<hx-partial hx-target=\\"#table-felt\\"
-  hx-swap=\\"outerHTML\\">(the felt block's element, id table-felt)</hx-partial>...",
-  "swap": "none"}` and, when they changed, `"attrs"`: the section's attributes but its version:
-  the fragments that differ from what the connection has, bringing a page at version `u` to `v`.
-  A page that shows another version than `u` asks for a sync instead.
+- `{"kind": "fragments", "version": v, "from": u, "content": "<hx-partial ...>...", "swap": "none"}`
+  and `"attrs"`, the section's attributes that changed (never its version): htmx partials that
+  replace a part (`hx-swap="outerHTML"`, the part's element with its id) or add parts at the end
+  of one (`hx-swap="beforeend"`), bringing a page at version `u` to `v`. A page that shows
+  another version than `u` asks for a sync instead.
 
-A push renders each seat's fragments once per language (a spectator's once for all spectators):
-every viewer is its own kind of viewer (its seat reads "you" where the others read its name),
-so nothing is shared by a key listed by hand; a fragment that is the same text for several
-connections is escaped for JSON once and sent as the same bytes. Nothing is kept between pushes
-but each connection's hashes.
+A push draws each seat's table once per language (a spectator's once for all spectators); a
+part every viewer sees alike is rendered once (`Parts`), and a partial that is the same text for
+several connections is escaped for JSON once and sent as the same bytes.
 """
 
 from __future__ import annotations
