@@ -31,7 +31,8 @@ from app.web.shared.frozen import is_frozen
 
 ELEMENT_ID = re.compile(r'\s*<[a-z]+\b[^>]*?\sid="([^"]+)"')
 PLACE = "\x00"  # where a part's own HTML holds one of its parts (never in HTML the templates write)
-LASTING = 20_000  # blocks kept from push to push (the least recently used go first)
+LASTING = 150  # blocks a room keeps from push to push (the least recently used go first): a
+# seat's table is about 40 blocks, and each push renders those that changed
 _MISSING = object()
 
 
@@ -78,7 +79,7 @@ class Drawing:
 
 
 class Parts:
-    """What the table's blocks rendered, for reuse (see the module's docstring)."""
+    """What a room's table blocks rendered, for reuse (see the module's docstring)."""
 
     def __init__(self, reads: dict[str, tuple[str, ...]], lasting: int = LASTING) -> None:
         self.reads = reads
