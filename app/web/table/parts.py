@@ -31,8 +31,8 @@ from app.web.shared.frozen import is_frozen
 
 ELEMENT_ID = re.compile(r'\s*<[a-z]+\b[^>]*?\sid="([^"]+)"')
 PLACE = "\x00"  # where a part's own HTML holds one of its parts (never in HTML the templates write)
-LASTING = 150  # blocks a room keeps from push to push (the least recently used go first): a
-# seat's table is about 40 blocks, and each push renders those that changed
+LASTING = 100  # blocks a room keeps from push to push (the least recently used go first): a
+# seat's table is about 40 blocks, its seats see some of them alike and some each their own
 _MISSING = object()
 
 
