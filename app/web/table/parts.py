@@ -31,7 +31,8 @@ from app.web.shared.frozen import is_frozen
 
 ELEMENT_ID = re.compile(r'\s*<[a-z]+\b[^>]*?\sid="([^"]+)"')
 PLACE = "\x00"  # where a part's own HTML holds one of its parts (never in HTML the templates write)
-LASTING = 20_000  # blocks kept from push to push (the least recently used go first)
+LASTING = 100  # blocks a room keeps from push to push (the least recently used go first): a
+# seat's table is about 40 blocks, its seats see some of them alike and some each their own
 _MISSING = object()
 
 
@@ -69,16 +70,18 @@ def block_reads(env: Environment, source: str) -> dict[str, tuple[str, ...]]:
 
 class Drawing:
     """A block as rendered: its part's id, its own HTML cut at the parts it called, and those
-    calls (block name and arguments), in order."""
+    calls (block name and arguments), in order; and its own HTML with the parts it had then
+    (`kids`) as place holders."""
 
-    __slots__ = ("calls", "chunks", "id")
+    __slots__ = ("calls", "chunks", "id", "kids", "own")
 
-    def __init__(self, id_: str, chunks: tuple[str, ...], calls: tuple[tuple[str, dict[str, Any]], ...]) -> None:
-        self.id, self.chunks, self.calls = id_, chunks, calls
+    def __init__(self, id_: str, chunks: tuple[str, ...], calls: tuple[tuple[str, dict[str, Any]], ...],
+                 kids: tuple[str, ...], own: str) -> None:
+        self.id, self.chunks, self.calls, self.kids, self.own = id_, chunks, calls, kids, own
 
 
 class Parts:
-    """What the table's blocks rendered, for reuse (see the module's docstring)."""
+    """What a room's table blocks rendered, for reuse (see the module's docstring)."""
 
     def __init__(self, reads: dict[str, tuple[str, ...]], lasting: int = LASTING) -> None:
         self.reads = reads
@@ -187,24 +190,29 @@ class PartLog:
             before, _, rest = rest.partition(self.html[kid])
             chunks.append(before)
         chunks.append(rest)
-        self._record(id_, chunks, [kid for _, _, kid in calls], html)
-        return Drawing(id_, tuple(chunks), tuple((b, a) for b, a, _ in calls))
+        kids = tuple(kid for _, _, kid in calls)
+        drawing = Drawing(id_, tuple(chunks), tuple((b, a) for b, a, _ in calls), kids, own_html(chunks, kids))
+        self._record(id_, drawing.own, kids, html)
+        return drawing
 
     def _replay(self, context: Context, drawing: Drawing) -> None:
         """A block found rendered: render the parts it called (each looked up by what it reads)."""
         self._calls.append([])
         try:
-            kids = [self.render(context, block, local or None) for block, local in drawing.calls]
+            kids = tuple(self.render(context, block, local or None) for block, local in drawing.calls)
         finally:
             self._calls.pop()
         chunks = drawing.chunks
         html = chunks[0] + "".join(self.html[kid] + chunk for kid, chunk in zip(kids, chunks[1:]))
-        self._record(drawing.id, chunks, kids, html)
+        self._record(drawing.id, drawing.own if kids == drawing.kids else own_html(chunks, kids), kids, html)
 
-    def _record(self, id_: str, chunks: list[str] | tuple[str, ...], kids: list[str], html: str) -> None:
-        self.html[id_] = html
-        self.kids[id_] = tuple(kids)
-        self.own[id_] = chunks[0] + "".join(PLACE + kid + chunk for kid, chunk in zip(kids, chunks[1:]))
+    def _record(self, id_: str, own: str, kids: tuple[str, ...], html: str) -> None:
+        self.html[id_], self.own[id_], self.kids[id_] = html, own, kids
+
+
+def own_html(chunks: list[str] | tuple[str, ...], kids: tuple[str, ...]) -> str:
+    """A part's own HTML: its `chunks` with place holders for its `kids` between them."""
+    return chunks[0] + "".join(PLACE + kid + chunk for kid, chunk in zip(kids, chunks[1:]))
 
 
 @pass_context

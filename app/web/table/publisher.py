@@ -111,7 +111,9 @@ class TablePublisher:
         env = templates.env
         self.template = env.get_template(TABLE)
         assert env.loader is not None
-        self.parts = Parts(block_reads(env, env.loader.get_source(env, TABLE)[0]))
+        self.reads = block_reads(env, env.loader.get_source(env, TABLE)[0])
+        # What each room's blocks rendered (a room's own: it goes with the room)
+        self._parts: weakref.WeakKeyDictionary[LiveRoom, Parts] = weakref.WeakKeyDictionary()
         # Hook: HTML other areas (the club) add to a room's table, per seat: in memory and cheap,
         # it runs on every push.
         self.panels: list[RoomPanel] = []
@@ -130,7 +132,14 @@ class TablePublisher:
     def draw(self, room: LiveRoom, seat: int | None, public: dict[str, Any] | None = None) -> Drawn:
         """`seat`'s table now, fragment by fragment, in the current language (on the event loop:
         parts are reused, see `app.web.table.parts`)."""
-        return self.drawing(self.context(room, seat, public), self.parts)
+        return self.drawing(self.context(room, seat, public), self.parts(room))
+
+    def parts(self, room: LiveRoom) -> Parts:
+        """What `room`'s blocks rendered, for reuse."""
+        found = self._parts.get(room)
+        if found is None:
+            found = self._parts[room] = Parts(self.reads)
+        return found
 
     def drawing(self, ctx: dict[str, Any], parts: Parts | None = None) -> Drawn:
         """The table of the table model `ctx`, part by part (`parts`: reuse what was rendered)."""
@@ -158,7 +167,7 @@ class TablePublisher:
 
     def table_frame(self, room: LiveRoom, conn: Connection) -> str:
         """The whole table for `conn` (its seat, in its language); it now has every part."""
-        self.parts.new_push()
+        self.parts(room).new_push()
         return self._table_frame(room, conn)
 
     def _table_frame(self, room: LiveRoom, conn: Connection) -> str:
@@ -174,7 +183,7 @@ class TablePublisher:
     def push_frames(self, room: LiveRoom, conns: Iterable[Connection]) -> list[tuple[Connection, str]]:
         """What each of `conns` is to be offered now: the fragments that changed for it (none
         when nothing did), or the whole table if it has none."""
-        self.parts.new_push()
+        self.parts(room).new_push()
         look = look_of(room)
         publics: dict[str, dict[str, Any]] = {}
         drawings: dict[tuple[int | None, str], Drawn] = {}

@@ -98,9 +98,9 @@ def look_context(look: Look) -> dict[str, Any]:
     """What every viewer's table model shares, `look` under the names the templates read, in
     the current language (made once per look and language)."""
     room = look.room
-    view, g = freeze(look.view), room.game
-    names = tuple(name if name is not None else _("Seat %(n)s", n=i + 1) for i, name in enumerate(look.names))
-    trick = (view.get("trick") or {}) if view is not None else {}
+    view, g = look.view, room.game  # (the blocks read the parts of it they show, frozen)
+    names = freeze([name if name is not None else _("Seat %(n)s", n=i + 1) for i, name in enumerate(look.names)])
+    trick = freeze(view.get("trick") or {}) if view is not None else Frozen()
     return {
         "room": room,
         "slug": room.slug,
@@ -110,10 +110,10 @@ def look_context(look: Look) -> dict[str, Any]:
         "deal_no": view.get("deal_no") if view is not None else None,
         "phase": view.get("phase") if view is not None else None,
         "stock_count": view.get("stock_count") if view is not None else None,
-        "trick": (view.get("trick") or Frozen()) if view is not None else Frozen(),
+        "trick": trick,
         "game_over": view is not None and bool(view.get("over")),
-        "last_deal": view.get("last_deal") if view is not None else None,
-        "last_trick": view.get("last_trick") if view is not None else None,
+        "last_deal": freeze(view.get("last_deal")) if view is not None else None,
+        "last_trick": freeze(view.get("last_trick")) if view is not None else None,
         "to_act": view.get("to_act") if view is not None else None,
         "version": look.version,
         "status": look.status,
@@ -124,7 +124,7 @@ def look_context(look: Look) -> dict[str, Any]:
         "public_view": view,
         "names": names,
         "limits": freeze(room.limits()) if look.status == "lobby" else None,  # the waiting room shows them
-        "top_cards": look.top_cards,
+        "top_cards": freeze(look.top_cards),
         "time_note": look.time_note,
         "turn_seconds": look.turn_seconds,
         "turn_left": look.turn_left,
