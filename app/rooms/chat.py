@@ -2,7 +2,7 @@
 
 Pure state, no I/O: the lines (the most recent ones), the per-talker rate limit (with an
 injectable clock), the seats the host muted and whether spectators may talk. The room layer
-that uses it (`talk`) persists each line and pushes it as its own small frame.
+that uses it (`talk`) persists each line and tells it as news of its own.
 
 Every sentence a person reads about chat is built here, in `ChatText`, so it can be wrapped
 for translation in one place.

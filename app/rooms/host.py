@@ -10,7 +10,7 @@ from typing import Protocol, TypeVar
 from app.bot_pool import BotMove, BotRequest
 from app.rooms.chat import ChatLine
 from app.rooms.clock import Clock
-from app.rooms.hub import Connection
+from app.rooms.news import News
 from app.rooms.seats import Seat
 from app.store import room_writes
 
@@ -19,8 +19,8 @@ Event = room_writes.Event  # seat, kind, payload
 R_contra = TypeVar("R_contra", contravariant=True)
 
 
-class RoomHost(Protocol[R_contra]):
-    """The services a room of type `R_contra` is given by its host."""
+class Timing(Protocol):
+    """The clock and timings a room's host sets, and the decks it deals from."""
 
     @property
     def bot_delay(self) -> float:
@@ -41,6 +41,15 @@ class RoomHost(Protocol[R_contra]):
     def takeover_seconds(self) -> float:
         """How long a seat must be empty before it can be handed to a bot."""
         ...
+
+    def deck_for(self, key: str, deal_no: int, /) -> list[str] | None:
+        """Deal `deal_no` (1, 2, ...) of a duplicate round's table: the deck stored under `key`
+        in its order, or None (a fresh shuffle). Answers at once, on the event loop."""
+        ...
+
+
+class RoomHost(Timing, Protocol[R_contra]):
+    """The services a room of type `R_contra` is given by its host."""
 
     async def store_commit(
         self,
@@ -70,37 +79,10 @@ class RoomHost(Protocol[R_contra]):
         """Tell whoever listens that the room's game has just ended."""
         ...
 
-    def deck_for(self, key: str, deal_no: int, /) -> list[str] | None:
-        """Deal `deal_no` (1, 2, ...) of a duplicate round's table: the deck stored under `key`
-        in its order, or None (a fresh shuffle). Answers at once, on the event loop."""
-        ...
-
-    def table_frame(self, room: R_contra, conn: Connection, /) -> str:
-        """The whole table as `conn`'s seat sees it, in its language, as one frame (the
-        connection then has all of it)."""
-        ...
-
-    def push_frames(self, room: R_contra, conns: list[Connection], /) -> list[tuple[Connection, str]]:
-        """What each connection is to be offered now that the table changed: what changed of its
-        table since it was last offered one (nothing, if nothing did)."""
-        ...
-
-    def render_notice(self, message: str, level: str, /) -> str:
-        """A notice for one connection, as HTML."""
+    def publish(self, room: R_contra, news: News, /) -> None:
+        """Show `news` about `room` to its readers (the web layer draws it and makes the frames)."""
         ...
 
     def save_chat(self, room: R_contra, line: ChatLine, /) -> None:
         """Store one chat line with the room (blocking: called off the event loop)."""
-        ...
-
-    def render_chat(self, room: R_contra, lines: list[ChatLine], /) -> str:
-        """Chat lines, as HTML to append to the chat log."""
-        ...
-
-    def render_chat_form(self, room: R_contra, seat: int | None, /) -> str:
-        """The chat form as that seat sees it (talk allowed or not, the host's switches)."""
-        ...
-
-    def render_reaction(self, emoji: str, /) -> str:
-        """A quick reaction shown briefly by its sender's seat, as HTML."""
         ...

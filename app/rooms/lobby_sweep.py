@@ -28,6 +28,7 @@ from sqlalchemy import Engine
 
 from app.rooms.clock import Clock
 from app.rooms.room import LiveRoom
+from app.rooms.state import RoomStatus
 from app.store import rooms as store
 from app.store.db import session_scope
 
@@ -55,7 +56,7 @@ def moment(seconds: float) -> datetime:
 
 
 def waiting(room: LiveRoom) -> bool:
-    return room.status == "lobby" and not room.club_table
+    return room.status == RoomStatus.LOBBY and not room.club_table
 
 
 def has_open_page(room: LiveRoom) -> bool:

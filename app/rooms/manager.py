@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import inspect
-import json
 import logging
 from collections.abc import Awaitable, Callable
 from datetime import UTC
@@ -19,10 +18,10 @@ from app.rooms.bot_levels import DEFAULT_LEVEL, LEVELS
 from app.rooms.chat import ChatLine
 from app.rooms.clock import Clock, SystemClock
 from app.rooms.commits import CommitWriter
-from app.rooms.hub import Connection
 from app.rooms.lobby_sweep import LobbySweep, moment
+from app.rooms.news import Audience, News, Unheard
 from app.rooms.room import BOT_NAMES, MAX_NAME, Event, LiveRoom, Refused, Seat, clean_name
-from app.rooms.state import DEFAULT_TURN_SECONDS
+from app.rooms.state import DEFAULT_TURN_SECONDS, RoomStatus
 from app.rooms.sync import RoomSync, load_room, read_room
 from app.rooms.tokens import new_slug, new_token, seat_secrets
 from app.rules.text import Text, text_of
@@ -37,30 +36,7 @@ log = logging.getLogger("gurka.rooms")
 CLUB_TURN_SECONDS = 60.0  # a club table's turn timer (a night may pass its own setting)
 MIN_TURN_SECONDS, MAX_TURN_SECONDS = 10, 600  # a turn timer's range (0 switches it off)
 
-NoticeRenderer = Callable[[str, str], str]
 GameOverObserver = Callable[[LiveRoom], "Awaitable[None] | None"]
-ChatRenderer = Callable[[LiveRoom, list[ChatLine]], str]
-ChatFormRenderer = Callable[[LiveRoom, "int | None"], str]
-ReactionRenderer = Callable[[str], str]
-
-
-class TableFrames(Protocol):
-    """Who draws the rooms' tables and makes their frames (the web layer's publisher)."""
-
-    def table_frame(self, room: LiveRoom, conn: Connection, /) -> str: ...
-
-    def push_frames(self, room: LiveRoom, conns: list[Connection], /) -> list[tuple[Connection, str]]: ...
-
-
-class BareTables:
-    """Tables without a drawing (a manager with no web layer: tests of the rooms alone): the
-    whole "table" is its version, and every change is offered to every connection."""
-
-    def table_frame(self, room: LiveRoom, conn: Connection, /) -> str:
-        return json.dumps({"kind": "table", "version": room.version, "content": ""})
-
-    def push_frames(self, room: LiveRoom, conns: list[Connection], /) -> list[tuple[Connection, str]]:
-        return [(conn, self.table_frame(room, conn)) for conn in conns]
 
 
 class DeckSource(Protocol):
@@ -87,11 +63,7 @@ class RoomManager:
         takeover_seconds: float = 60.0,
         deal_pause: float = 0.0,
         clock: Clock | None = None,
-        tables: TableFrames | None = None,
-        render_notice: NoticeRenderer | None = None,
-        render_chat: ChatRenderer | None = None,
-        render_chat_form: ChatFormRenderer | None = None,
-        render_reaction: ReactionRenderer | None = None,
+        audience: Audience[LiveRoom] | None = None,
         lobby_idle: float = 0.0,
         bot_pool: BotPool | None = None,
     ) -> None:
@@ -105,11 +77,8 @@ class RoomManager:
         self.deal_pause = deal_pause
         self.clock: Clock = clock or SystemClock()
         self.rooms: dict[str, LiveRoom] = {}
-        self.tables: TableFrames = tables or BareTables()
-        self.render_notice: NoticeRenderer = render_notice or (lambda message, level: message)
-        self.render_chat: ChatRenderer = render_chat or (lambda room, lines: "")
-        self.render_chat_form: ChatFormRenderer = render_chat_form or (lambda room, seat: "")
-        self.render_reaction: ReactionRenderer = render_reaction or (lambda emoji: emoji)
+        # Who shows the rooms to their readers (the web layer's publisher; nobody, without one)
+        self.audience: Audience[LiveRoom] = audience if audience is not None else Unheard()
         self._create_lock = asyncio.Lock()
         self.loaded = False
         self.game_over_observers: list[GameOverObserver] = []
@@ -134,13 +103,10 @@ class RoomManager:
         """True while a table's duplicate decks must stay hidden (blocking: call off the loop)."""
         return key is not None and self.decks is not None and self.decks.secret(key)
 
-    # ------------------------------------------------------------------ table frames (the host's)
+    # ------------------------------------------------------------------ news (the audience's)
 
-    def table_frame(self, room: LiveRoom, conn: Connection, /) -> str:
-        return self.tables.table_frame(room, conn)
-
-    def push_frames(self, room: LiveRoom, conns: list[Connection], /) -> list[tuple[Connection, str]]:
-        return self.tables.push_frames(room, conns)
+    def publish(self, room: LiveRoom, news: News, /) -> None:
+        self.audience.publish(room, news)
 
     # ------------------------------------------------------------------ life cycle
 
@@ -154,7 +120,7 @@ class RoomManager:
         for room in self.rooms.values():
             room.schedule_bot()
             room.arm()  # timers re-armed from the stored facts (a deadline, a pending deal)
-        self.warm_bots([room.bot_level(s.seat) for room in self.rooms.values() if room.status == "playing"
+        self.warm_bots([room.bot_level(s.seat) for room in self.rooms.values() if room.status == RoomStatus.PLAYING
                         for s in room.seats.values() if s.botted])
         if self.lobby_sweep is not None and self._sweeping is None:
             self._sweeping = asyncio.get_running_loop().create_task(self.lobby_sweep.run(), name="lobby-sweep")
@@ -233,7 +199,7 @@ class RoomManager:
                 Seat(s.seat, s.name, s.token_hash, s.is_bot, s.bot_controlled, s.code_hash) for s in seats
             ],
         )
-        room.rebuild_game([(e.seat, e.kind, dict(e.payload)) for e in events])
+        room.state.rebuild_game([(e.seat, e.kind, dict(e.payload)) for e in events])
         if events:  # the current turn started when its version was committed
             at = events[-1].at
             room.turn_started = (at if at.tzinfo else at.replace(tzinfo=UTC)).timestamp()
@@ -416,7 +382,7 @@ class RoomManager:
                 row = store.create_room(session, slug=slug, preset=preset, options=options, seats=seats, host=0,
                                         seen_at=seen_at)
                 assert row.id is not None
-                store.record_events(session, room_id=row.id, seen_version=0, events=created, status="lobby",
+                store.record_events(session, room_id=row.id, seen_version=0, events=created, status=RoomStatus.LOBBY,
                                     seats=[s.row() for s in seat_rows])
                 return slug, row.id
 
@@ -430,7 +396,7 @@ class RoomManager:
                 preset=preset,
                 options=options,
                 capacity=seats,
-                status="lobby",
+                status=RoomStatus.LOBBY,
                 version=version,
                 host=0,
                 seats=seat_rows,

@@ -1,101 +1,194 @@
-"""A room's incoming messages: parse, check and dispatch one client frame; every problem
-becomes a clear notice to its sender."""
+"""What a client may send a room: one small type per message, parsed once (`parse_message`).
+
+A client frame is a flat JSON object: `{"do": "<what>", ...}` (`{"action": ...}` alone is a move).
+What cannot even be read (not JSON, too big, too deep, a bad action id) raises `BadFrame`; a
+message that is read but names no valid request becomes `Unreadable`, with the words its sender
+is told; the room dispatches the rest (`LiveRoom.handle`). `v` is the table version the sender
+saw; `aid` an action id that makes a resent message harmless (`SeenActions`).
+"""
 
 from __future__ import annotations
 
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from app.parsing import BadFrame, parse_json_object, strict_int
-from app.rooms import engine
-from app.rooms.chat import ChatRefused
-from app.rooms.hub import Connection
-from app.rooms.seat_changes import RoomSeatChanges
-from app.rooms.seats import Refused
-from app.rooms.talk import RoomTalk
-from app.rules.text import Text, text_of
+from app.rules.text import Text
 
 MAX_FRAME = 8 * 1024
 MAX_DEPTH = 4  # a frame is a flat object; {"action": [...]} is the deepest anything needs
+MAX_ACTION = 200
+MAX_AID = 64
+YES = (True, "on", "true", "1", ["on"])  # how a form's switch says "on"
 
 
-class RoomMessages(RoomTalk, RoomSeatChanges):
-    def _seen_aid(self, aid: str) -> bool:
-        if aid in self.recent_aids:
-            return True
-        self.recent_aids[aid] = self.version
-        while len(self.recent_aids) > 512:
-            self.recent_aids.popitem(last=False)
-        return False
+@dataclass(frozen=True, slots=True)
+class Act:
+    """A move (`action`: its words), made at table version `seen`."""
 
-    async def handle(self, conn: Connection, text: str | bytes) -> None:
-        """One client message: parse, check, dispatch; every problem becomes a clear notice."""
-        try:
-            msg = parse_json_object(text, max_bytes=MAX_FRAME, max_depth=MAX_DEPTH)
-        except BadFrame as bad:
-            self.tell(conn, text_of(bad))
-            return
-        do = msg.get("do", "act" if "action" in msg else None)
-        seen = strict_int(msg.get("v"), lo=0)
-        aid = msg.get("aid")
-        if aid is not None and (not isinstance(aid, str) or len(aid) > 64):
-            self.tell(conn, Text("That message had a bad action id; nothing was changed."))
-            return
-        if aid and self._seen_aid(f"{conn.token_hash}:{aid}"):
-            self.tell(conn, Text("That action was already received; it was not applied twice."), "info")
-            return
-        seat = conn.seat
-        try:
-            if do == "act":
-                action = msg.get("action")
-                if isinstance(action, list):
-                    action = " ".join(str(a) for a in action)
-                if not isinstance(action, str) or not action.strip() or len(action) > 200:
-                    raise Refused(Text("That message did not name an action."))
-                if seat is not None and seat in self.seats and self.seats[seat].bot_controlled:
-                    # the player is back and acts: they take their seat back from the bot
-                    before = self.version
-                    await self.take_back(seat)
-                    seen = self.version if seen == before else seen
-                await self.act(seat, action.strip(), seen)
-            elif do == "sync":
-                conn.offer(self.table_frame(conn))
-                self.offer_chat(conn)
-            elif do == "talk":  # a page just connected: what was said since it was rendered
-                self.offer_chat(conn)
-            elif do == "say":
-                await self.say(conn, msg.get("text"))
-            elif do == "react":
-                await self.react(conn, msg.get("emoji"))
-            elif do in ("mute", "unmute"):
-                await self.set_muted(seat, _int(msg.get("seat")), do == "mute")
-            elif do == "spectators":
-                await self.set_spectators(seat, msg.get("allow") in (True, "on", "true", "1", ["on"]))
-            elif do == "start":
-                await self.start(seat)
-            elif do == "add_bot":
-                await self.add_bot(seat)
-            elif do == "remove":
-                await self.remove_seat(seat, _int(msg.get("seat")))
-            elif do == "hand_to_bot":
-                await self.hand_to_bot(seat, _int(msg.get("seat")))
-            elif do == "take_back":
-                await self.take_back(seat)
-            elif do == "next_deal":
-                await self.deal_next(seen, by=seat if seat is not None else -1)
-            elif do == "rematch":
-                await self.vote_rematch(seat)
-            else:
-                raise Refused(Text("Unknown request %(what)s; nothing was changed.", what=repr(str(do)[:40])))
-        except Refused as refused:
-            self.tell(conn, text_of(refused))
-        except ChatRefused as refused:  # talk refusals leave the table alone
-            self.tell(conn, text_of(refused), with_table=False)
-        except engine.IllegalAction as illegal:  # the engine's own words
-            self.tell(conn, text_of(illegal))
+    action: str
+    seen: int | None
 
 
-def _int(value: Any) -> int:
-    seat = strict_int(value, lo=0, hi=63)
-    if seat is None:
-        raise Refused(Text("That message did not name a seat."))
-    return seat
+@dataclass(frozen=True, slots=True)
+class Sync:
+    """The whole table again, and the recent talk (a page reconnecting)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RecentTalk:
+    """What was said since the page was rendered (a page just connected)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Say:
+    text: object  # checked by the room's talk (`chat.clean_text`)
+
+
+@dataclass(frozen=True, slots=True)
+class React:
+    emoji: object  # checked by the room's talk (`chat.check_reaction`)
+
+
+@dataclass(frozen=True, slots=True)
+class Mute:
+    seat: int
+    muted: bool  # False: unmute
+
+
+@dataclass(frozen=True, slots=True)
+class Spectators:
+    allowed: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Start:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class AddBot:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Remove:
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class HandToBot:
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class TakeBack:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class NextDeal:
+    seen: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Rematch:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Unreadable:
+    """A message that names no valid request: `reason` is what its sender is told."""
+
+    reason: str
+
+
+Message = (Act | Sync | RecentTalk | Say | React | Mute | Spectators | Start | AddBot | Remove | HandToBot
+           | TakeBack | NextDeal | Rematch | Unreadable)
+
+
+@dataclass(frozen=True, slots=True)
+class Parsed:
+    message: Message
+    aid: str | None  # the sender's action id, if any
+
+
+NO_SEAT = Text("That message did not name a seat.")
+NO_ACTION = Text("That message did not name an action.")
+BAD_AID = Text("That message had a bad action id; nothing was changed.")
+
+
+def parse_message(text: str | bytes) -> Parsed:
+    """One client frame as its message. Raises BadFrame (with the words for the sender) when
+    the frame cannot be read at all."""
+    msg = parse_json_object(text, max_bytes=MAX_FRAME, max_depth=MAX_DEPTH)
+    aid = msg.get("aid")
+    if aid is not None and (not isinstance(aid, str) or len(aid) > MAX_AID):
+        raise BadFrame(BAD_AID)
+    return Parsed(_message(msg), aid or None)
+
+
+def _message(msg: dict[str, Any]) -> Message:
+    do = msg.get("do", "act" if "action" in msg else None)
+    seen = strict_int(msg.get("v"), lo=0)
+    match do:
+        case "act":
+            return _act(msg.get("action"), seen)
+        case "sync":
+            return Sync()
+        case "talk":
+            return RecentTalk()
+        case "say":
+            return Say(msg.get("text"))
+        case "react":
+            return React(msg.get("emoji"))
+        case "mute" | "unmute":
+            return _with_seat(msg, lambda seat: Mute(seat, do == "mute"))
+        case "spectators":
+            return Spectators(msg.get("allow") in YES)
+        case "start":
+            return Start()
+        case "add_bot":
+            return AddBot()
+        case "remove":
+            return _with_seat(msg, Remove)
+        case "hand_to_bot":
+            return _with_seat(msg, HandToBot)
+        case "take_back":
+            return TakeBack()
+        case "next_deal":
+            return NextDeal(seen)
+        case "rematch":
+            return Rematch()
+    return Unreadable(Text("Unknown request %(what)s; nothing was changed.", what=repr(str(do)[:40])))
+
+
+def _act(raw: object, seen: int | None) -> Message:
+    action = " ".join(str(a) for a in raw) if isinstance(raw, list) else raw
+    if not isinstance(action, str) or not action.strip() or len(action) > MAX_ACTION:
+        return Unreadable(NO_ACTION)
+    return Act(action.strip(), seen)
+
+
+def _with_seat(msg: dict[str, Any], make: Callable[[int], Message]) -> Message:
+    seat = strict_int(msg.get("seat"), lo=0, hi=63)
+    return Unreadable(NO_SEAT) if seat is None else make(seat)
+
+
+class SeenActions:
+    """The action ids a room received lately (each once: a resent message is not applied twice)."""
+
+    def __init__(self, keep: int = 512) -> None:
+        self.keep = keep
+        self._ids: OrderedDict[str, None] = OrderedDict()
+
+    def first_time(self, key: str) -> bool:
+        """True the first time `key` is seen (it is remembered then)."""
+        if key in self._ids:
+            return False
+        self._ids[key] = None
+        while len(self._ids) > self.keep:
+            self._ids.popitem(last=False)
+        return True

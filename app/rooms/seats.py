@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 from app.names import display_name
@@ -16,6 +17,14 @@ class Refused(Exception):
     the sender."""
 
 
+class SeatStatus(StrEnum):
+    """Who plays a seat (stored as the seat's two flags, `is_bot` and `bot_controlled`)."""
+
+    PLAYER = "player"  # its player
+    BOT = "bot"  # a bot's own seat
+    HANDED = "handed"  # a bot, for its player, until they act again
+
+
 @dataclass(frozen=True)
 class Seat:
     seat: int
@@ -26,7 +35,14 @@ class Seat:
     code_hash: str | None = None  # the hash of the seat's rejoin code
 
     @property
+    def status(self) -> SeatStatus:
+        if self.is_bot:
+            return SeatStatus.BOT
+        return SeatStatus.HANDED if self.bot_controlled else SeatStatus.PLAYER
+
+    @property
     def botted(self) -> bool:
+        """A bot plays it (its own seat, or one handed to it)."""
         return self.is_bot or self.bot_controlled
 
     def row(self) -> dict[str, Any]:

@@ -1,30 +1,38 @@
-"""What a room holds: its seats, its game, its version, its connections; and its rebuild from
-the event log. The jobs on top of it live in `presence`, `publishing`, `actions` and `messages`.
+"""What a room holds, and nothing else: its seats, its game, its version and status, its host,
+the facts its timers and bots are worked out from; and its rebuild from the event log.
+
+A plain object: no tasks, no connections, no I/O. The room's collaborators (`presence`,
+`changes`, `actions`, `turns`, `bots`, `timers`, `talk`) read it, and only a committed change
+(`changes.RoomChanges`) or a rebuild from the database changes what it says.
 """
 
 from __future__ import annotations
 
-import asyncio
+import functools
+import json
 import secrets
 import threading
-from collections import OrderedDict
+from enum import StrEnum
 from typing import Any
 
 from app.rooms import engine
 from app.rooms.bot_levels import BotLevels
-from app.rooms.chat import ChatLog
-from app.rooms.host import RoomHost
-from app.rooms.hub import Connection
-from app.rooms.presence_updates import PresenceCoalescer
 from app.rooms.seats import Seat
 
 DEFAULT_TURN_SECONDS = 60.0  # a new room's turn timer unless its host chose otherwise
 
 
+class RoomStatus(StrEnum):
+    """Where a room's game stands (stored as these very words)."""
+
+    LOBBY = "lobby"  # waiting for its start: seats come and go
+    PLAYING = "playing"
+    OVER = "over"  # the game ended (a rematch, or a club night's next table, may follow)
+
+
 class RoomState:
     def __init__(
         self,
-        manager: RoomHost[Any],  # called back with the room itself (a LiveRoom)
         *,
         room_id: int,
         slug: str,
@@ -35,51 +43,34 @@ class RoomState:
         version: int,
         host: int,
         seats: list[Seat],
+        turn_started: float = 0.0,
     ) -> None:
-        self.manager = manager
         self.id = room_id
         self.slug = slug
         self.preset = preset
         self.options = options
         self.capacity = capacity
-        self.status = status
+        self.status = RoomStatus(status)
         self.version = version
         self.host = host
         self.seats: dict[int, Seat] = {s.seat: s for s in seats}
         self.game: engine.Game | None = None
-        self.lock = asyncio.Lock()
-        self.connections: set[Connection] = set()
-        self.absent_since: dict[int, float] = {}
-        self.recent_aids: OrderedDict[str, int] = OrderedDict()
         self.rng = secrets.SystemRandom()
+        # Held while the committed state (game, seats, status, host, version) changes, and by a
+        # page rendered in a worker thread while it reads that state: never half of a change.
+        self.state_lock = threading.Lock()
         # A club table (seated and started by a Gurka Night): the night, not a rematch, decides
         # what is played next.
         self.club_table = False
         # A duplicate night's table: the key of its round's decks (the host deals deal k from
-        # deck k of that key: `next_deck`); None deals from a fresh shuffle.
+        # deck k of that key); None deals from a fresh shuffle.
         self.deck_key: str | None = None
-        self._bot_task: asyncio.Task[None] | None = None
-        self._retry_task: asyncio.Task[None] | None = None  # bots and timers again after a failed commit
-        # The version this process's commit in flight will give the room (None: none in flight):
-        # its own doorbell may ring before the commit is adopted, and needs no catching up.
-        self.committing: int | None = None
-        # Held while the committed state (game, seats, status, host, version) changes, and by a
-        # page rendered in a worker thread while it reads that state: never half of a change.
-        self.state_lock = threading.Lock()
-        self.chat = ChatLog()  # table talk: kept apart from the game, never moves the version
-        self.chat_lock = asyncio.Lock()
-        # True when this process's last change lost the version race to another process: that
-        # process's action path drives the bots from there (a bot here stops re-trying).
-        self.moved_elsewhere = False
-        # Seats coming and going are shown to everybody, a burst of them at a bounded rate
-        self.presence = PresenceCoalescer(self.show_presence)
-        # Timers (see `timers`): seconds a human may take per move (0: no turn timer), when the
-        # current version was reached (the turn's start, stored as its event's time), each seat's
-        # timeouts in a row, and the last "Time: …" note shown on the table with the seat it is
-        # about (it is news until that seat moves again or a new deal is dealt: `turns.old_news`).
+        # Seconds a human may take per move (0: no turn timer); when the current version was
+        # reached (the turn's start, stored as its event's time); each seat's timeouts in a row;
+        # the last "Time: …" note shown on the table with the seat it is about (news until that
+        # seat moves again or a new deal is dealt: `changes.old_news`).
         self.turn_seconds: float = DEFAULT_TURN_SECONDS
-        self.turn_started: float = manager.clock.now()
-        self.armed_version = version
+        self.turn_started = turn_started
         self.timeouts: dict[int, int] = {}
         self.time_note: str | None = None
         self.time_note_seat: int | None = None
@@ -87,24 +78,14 @@ class RoomState:
         self.ready: set[int] = set()
         # The level of each bot that plays here, and the host's level (`bot_levels`).
         self.bot_levels = BotLevels()
-        self._timer_task: asyncio.Task[None] | None = None
-        self._timer_moment = 0.0  # when the timer task wakes next
-        self._timer_due: tuple[float, str, int] = (0.0, "turn", version)  # armed last: (moment, kind, version)
-        now = manager.clock.now()
-        for s in self.seats.values():
-            self.absent_since[s.seat] = now
 
-    def publish(self) -> None:
-        """Offer every connection what changed of its table: the publishing layer (`publishing.py`) does it."""
-        raise NotImplementedError
+    @property
+    def players(self) -> int:
+        return len(self.seats)
 
-    def show_presence(self) -> None:
-        """Show everybody who is here now: the publishing layer (`publishing.py`) does it."""
-        raise NotImplementedError
-
-    def rearm(self) -> None:
-        """Presence changed without a publish: the timers layer (`timers.py`) looks again at
-        what is due (an absent seat's takeover moment, the host role)."""
+    def limits(self) -> tuple[int, int]:
+        """The fewest and most players this room's game takes."""
+        return _player_limits(self.preset, json.dumps(self.options, sort_keys=True))
 
     def rebuild_game(self, events: list[tuple[int | None, str, dict[str, Any]]]) -> None:
         """Replay the event log: the last `start` and every deal and action after it."""
@@ -130,10 +111,6 @@ class RoomState:
                 self.timeouts.pop(payload["seat"], None)
         self.game = game
 
-    def next_deck(self, game: engine.Game) -> list[str] | None:
-        """The deck the next deal of `game` is dealt from (a duplicate night's table), or None."""
-        return self.manager.deck_for(self.deck_key, game.deal_no + 1) if self.deck_key else None
-
     def count_timeout(self, seat: int, timed_out: bool) -> int:
         """Count a move for `seat`: timeouts in a row go up, a move of its own clears them."""
         count = self.timeouts.get(seat, 0) + 1 if timed_out else 0
@@ -148,7 +125,6 @@ class RoomState:
         self.timeouts, self.turn_seconds = fresh.timeouts, fresh.turn_seconds
         self.ready = fresh.ready
         self.bot_levels = fresh.bot_levels
-        self.reseat()
 
     def bot_level(self, seat: int) -> str:
         """The level of the bot that plays `seat` (a bot seat or one handed to a bot)."""
@@ -156,6 +132,7 @@ class RoomState:
         return self.bot_levels.host if s is None else self.bot_levels.of(s)
 
     def seat_of(self, token_hash: str | None) -> int | None:
+        """The seat whose token hashes to `token_hash` (None: a spectator)."""
         if not token_hash:
             return None
         for s in self.seats.values():
@@ -163,7 +140,9 @@ class RoomState:
                 return s.seat
         return None
 
-    def reseat(self) -> None:
-        """Every connection sits where its token now says (after seats changed)."""
-        for conn in self.connections:
-            conn.seat = self.seat_of(conn.token_hash)
+
+@functools.lru_cache(maxsize=256)
+def _player_limits(preset: str, options: str) -> tuple[int, int]:
+    """A room's player limits (they build a game to ask its rules: every table rendering
+    needs them, so they are worked out once per preset and options)."""
+    return engine.player_limits(preset, json.loads(options))

@@ -24,9 +24,10 @@ from sqlalchemy import Engine, select
 from sqlmodel import col
 
 from app.rooms import engine
-from app.rooms.actions import old_news
+from app.rooms.changes import old_news
 from app.rooms.pg_notify import Listener
 from app.rooms.room import LiveRoom, Seat
+from app.rooms.state import RoomStatus
 from app.rooms.turns import told
 from app.rules.text import Text
 from app.store import rooms as store
@@ -82,7 +83,7 @@ def read_whole(room: LiveRoom) -> RoomSnapshot | None:
 
 
 def catch_up_locked(room: LiveRoom) -> bool:
-    """Apply the stored events above `room.version` (the caller holds `room.lock`). Blocking:
+    """Apply the stored events above `room.version` (the caller holds `room.changes.lock`). Blocking:
     `RoomSync.catch_up` does the same with its reads in a worker thread.
 
     Returns True if the room changed. Anything unexpected (a gap, an event that does not
@@ -145,12 +146,12 @@ def apply_above(room: LiveRoom, snap: RoomSnapshot) -> bool:
         room.ready, room.timeouts, room.time_note, room.time_note_seat = ready, timeouts, note, note_seat
         room.bot_levels = levels
         room.version = row.version
-        room.status = row.status
+        room.status = RoomStatus(row.status)
         room.host = row.host
         room.seats = {
             s.seat: Seat(s.seat, s.name, s.token_hash, s.is_bot, s.bot_controlled, s.code_hash) for s in seats
         }
-    room.reseat()
+    room.presence.reseat()
     # Presence is per process: a player who just moved through another process is not "away"
     # here (so a host here cannot hand their seat to a bot while they play elsewhere).
     now = room.manager.clock.now()
@@ -203,7 +204,7 @@ class RoomSync:
 
     async def on_notify(self, room_id: int, version: int) -> None:
         room = self.room_by_id(room_id)
-        if room is None or room.version >= version or room.committing == version:
+        if room is None or room.version >= version or room.changes.committing == version:
             return  # not served here, or our own change (maybe not adopted yet)
         await self.catch_up(room)
 
@@ -227,7 +228,7 @@ class RoomSync:
 
     async def catch_up(self, room: LiveRoom) -> bool:
         """Apply what other processes committed to this room; the reads run in a worker thread."""
-        async with room.lock:
+        async with room.changes.lock:
             try:
                 snap = await asyncio.to_thread(read_above, room)
                 changed = snap is not None and snap.row.version > room.version
@@ -246,7 +247,7 @@ class RoomSync:
     def watch_bot(self, room: LiveRoom) -> None:
         """If a bot is to move, let it move from here only if nobody else does it soon."""
         g = room.game
-        if g is None or room.status != "playing" or g.over or g.to_act is None:
+        if g is None or room.status != RoomStatus.PLAYING or g.over or g.to_act is None:
             return
         seat = room.seats.get(g.to_act)
         if seat is None or not seat.botted:

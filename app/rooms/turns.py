@@ -1,40 +1,55 @@
 """Room operations the timers (and any seated player) start, beside the action path: the move a
 bot makes for a seat whose time ran out, the next deal after the pause, and the host role
-passing on. Each runs through the room's one way of making a change (`_run`) and checks the
-version it was started for, so with several processes the first commit wins and the others
-do nothing."""
+passing on. Each runs through the room's one way of making a change (`RoomChanges.run`) and
+checks the version it was started for, so with several processes the first commit wins and the
+others do nothing."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
 from app.rooms import engine
-from app.rooms.actions import Change, RoomActions
-from app.rooms.host import Event
+from app.rooms.bots import Thinking, bot_request
+from app.rooms.changes import Change, RoomChanges, status_after
+from app.rooms.dealing import Dealer
+from app.rooms.host import Event, Timing
+from app.rooms.presence import Presence
 from app.rooms.seats import Refused, Seat
+from app.rooms.state import RoomState, RoomStatus
 from app.rules.cards import pretty_cards
 from app.rules.text import Text
 
 TIMEOUTS_BEFORE_BOT = 2  # timeouts in a row after which a bot plays the seat until its player acts
 
 
-class RoomTurns(RoomActions):
+class Turns:
+    def __init__(self, state: RoomState, changes: RoomChanges, presence: Presence, dealer: Dealer,
+                 timing: Timing, thinking: Thinking) -> None:
+        self.state = state
+        self.changes = changes
+        self.presence = presence
+        self.dealer = dealer
+        self.timing = timing
+        self.thinking = thinking
+
+
+
     def turn_deadline(self) -> float | None:
         """When the seat to act runs out of time (None: no timer runs now)."""
-        g = self.game
-        if self.turn_seconds <= 0 or g is None or self.status != "playing" or g.to_act is None:
+        g = self.state.game
+        if self.state.turn_seconds <= 0 or g is None or self.state.status != RoomStatus.PLAYING or g.to_act is None:
             return None
-        s = self.seats.get(g.to_act)
+        s = self.state.seats.get(g.to_act)
         if s is None or s.botted:
             return None
-        return self.turn_started + self.turn_seconds
+        return self.state.turn_started + self.state.turn_seconds
 
     def deal_due(self) -> float | None:
         """When the next deal is dealt (None: no deal is waiting)."""
-        g = self.game
-        if g is None or self.status != "playing" or g.over or g.phase != "waiting":
+        g = self.state.game
+        if g is None or self.state.status != RoomStatus.PLAYING or g.over or g.phase != "waiting":
             return None
-        return self.turn_started + self.manager.deal_pause
+        return self.state.turn_started + self.timing.deal_pause
 
     async def expire_turn(self, seen: int) -> str | None:
         """The seat to act ran out of time at version `seen`: a bot makes that one move. After
@@ -44,31 +59,31 @@ class RoomTurns(RoomActions):
         The move is the host's level's bot's (`bot_levels.host`), thought out in the bot pool
         before the change is staged; a table that moved meanwhile makes it nothing to do."""
         chosen: str | None = None
-        g = self.game
+        g = self.state.game
         deadline = self.turn_deadline()
-        due = deadline is not None and self.manager.clock.now() >= deadline
-        if due and seen == self.version and g is not None and g.to_act is not None:
-            request = self.bot_request(g.to_act, self.bot_levels.host)
-            chosen = (await self.manager.decide_bot(request, 0.0)).action
+        due = deadline is not None and self.timing.clock.now() >= deadline
+        if due and seen == self.state.version and g is not None and g.to_act is not None:
+            request = bot_request(self.state, g.to_act, self.state.bot_levels.host)
+            chosen = (await self.thinking.decide_bot(request, 0.0)).action
 
         def fn() -> Change[str | None]:
             deadline = self.turn_deadline()
-            if seen != self.version or deadline is None or self.game is None or self.game.to_act is None:
+            if seen != self.state.version or deadline is None or self.state.game is None or self.state.game.to_act is None:
                 return Change(None)
-            if self.manager.clock.now() < deadline or chosen is None:
+            if self.timing.clock.now() < deadline or chosen is None:
                 return Change(None)
-            g = self.game.fork()
+            g = self.state.game.fork()
             assert g.to_act is not None
-            s = self.seats[g.to_act]
+            s = self.state.seats[g.to_act]
             applied = engine.apply(g, chosen, s.seat)
             events: list[Event] = [(s.seat, "act", {"action": applied, "timeout": True})]
             seats: dict[int, Seat] | None = None
-            count = self.timeouts.get(s.seat, 0) + 1
+            count = self.state.timeouts.get(s.seat, 0) + 1
             if count >= TIMEOUTS_BEFORE_BOT:
-                seats = dict(self.seats)
+                seats = dict(self.state.seats)
                 seats[s.seat] = replace(s, bot_controlled=True)
-                events.append((None, "takeover", {"seat": s.seat, "timeout": True, "level": self.bot_levels.host}))
-            events += self._auto_deal(g)
+                events.append((None, "takeover", {"seat": s.seat, "timeout": True, "level": self.state.bot_levels.host}))
+            events += self.dealer.deal_on(g)
             if seats is not None:
                 note = Text("Time: a bot %(did)s for %(name)s. A bot plays for %(name)s until they "
                             "act again.", did=told(applied), name=s.name)
@@ -76,15 +91,15 @@ class RoomTurns(RoomActions):
                 note = Text("Time: a bot %(did)s for %(name)s.", did=told(applied), name=s.name)
 
             def count_it() -> None:
-                self.count_timeout(s.seat, True)
+                self.state.count_timeout(s.seat, True)
                 if seats is not None:
-                    self.timeouts.pop(s.seat, None)
-                self.time_note, self.time_note_seat = note, s.seat
+                    self.state.timeouts.pop(s.seat, None)
+                self.state.time_note, self.state.time_note_seat = note, s.seat
 
-            return Change(applied, events, seats=seats, status=self._status_after(g, None), game=g,
+            return Change(applied, events, seats=seats, status=status_after(g, None), game=g,
                           after=[count_it])
 
-        result: str | None = await self._run(fn)
+        result: str | None = await self.changes.run(fn)
         return result
 
     async def deal_next(self, seen: int | None, by: int | None = None) -> bool:
@@ -92,20 +107,20 @@ class RoomTurns(RoomActions):
         at once when a seated player skips the pause. False when there was nothing to deal."""
 
         def fn() -> Change[bool]:
-            if by is not None and by not in self.seats:
+            if by is not None and by not in self.state.seats:
                 raise Refused(Text("Only the players at this table can deal on."))
             due = self.deal_due()
-            if due is None or (seen is not None and seen != self.version):
+            if due is None or (seen is not None and seen != self.state.version):
                 return Change(False)
-            if by is None and self.manager.clock.now() < due:
+            if by is None and self.timing.clock.now() < due:
                 return Change(False)
-            g = self.game.fork() if self.game is not None else None
-            events = self._auto_deal(g, pause=False)
+            g = self.state.game.fork() if self.state.game is not None else None
+            events = self.dealer.deal_on(g, pause=False)
             if not events:
                 return Change(False)
-            return Change(True, events, status=self._status_after(g, None), game=g)
+            return Change(True, events, status=status_after(g, None), game=g)
 
-        result: bool = await self._run(fn)
+        result: bool = await self.changes.run(fn)
         return result
 
     def next_host(self) -> int | None:
@@ -114,13 +129,13 @@ class RoomTurns(RoomActions):
         The host's own powers are the waiting room's (start, add bots, remove seats): during a
         game anyone seated may hand an absent seat to a bot or vote for a rematch, so the role
         only moves on while the table waits for its start."""
-        present = self.present()
-        if self.status != "lobby" or self.host in present or not self.seats:
+        present = self.presence.present()
+        if self.state.status != RoomStatus.LOBBY or self.state.host in present or not self.state.seats:
             return None
-        n = max(self.seats) + 1
+        n = max(self.state.seats) + 1
         for step in range(1, n + 1):
-            seat = (self.host + step) % n
-            s = self.seats.get(seat)
+            seat = (self.state.host + step) % n
+            s = self.state.seats.get(seat)
             if s is not None and not s.is_bot and seat in present:
                 return seat
         return None
@@ -132,9 +147,9 @@ class RoomTurns(RoomActions):
             new = self.next_host()
             if new is None:
                 return Change(None)
-            return Change(new, [(None, "host", {"seat": new, "from": self.host})], host=new)
+            return Change(new, [(None, "host", {"seat": new, "from": self.state.host})], host=new)
 
-        result: int | None = await self._run(fn)
+        result: int | None = await self.changes.run(fn)
         return result
 
 

@@ -1,7 +1,7 @@
 """Where the web layer keeps its long-lived objects: the room manager and the templates.
 
-It sits above the areas, not in `shared/`: it wires the table's rendering into the room
-manager and the table's card helpers into the templates, and both areas use it.
+It sits above the areas, not in `shared/`: it wires the table's rendering and frames (the rooms'
+audience) into the room manager and the table's card helpers into the templates, and both areas use it.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from starlette.requests import HTTPConnection
 from app.i18n.jinja import install as install_languages
 from app.rooms import LiveRoom, RoomManager
 from app.web.shared.templating import make_templates
-from app.web.table import talk
+from app.web.table.frames import RoomFrames
 from app.web.table.publisher import RoomPanel, TablePublisher
-from app.web.table.render import render_block, setup_templates
+from app.web.table.render import setup_templates
 
 TEMPLATES_DIR = Path(__file__).resolve().parents[2] / "templates"
 
@@ -60,21 +60,13 @@ def manager_of(app: FastAPI) -> RoomManager:
     manager = getattr(app.state, "rooms", None)
     if manager is None:
         settings = app.state.settings
-        templates = templates_of(app)
-        def render_notice(message: str, level: str) -> str:
-            return render_block(templates, "table/room.html", "notice", {"message": message, "level": level})
-
         manager = RoomManager(
             app.state.engine,
             bot_delay=float(getattr(settings, "bot_delay", 0.8)),
             takeover_seconds=float(getattr(settings, "seat_takeover_seconds", 60)),
             deal_pause=float(getattr(settings, "deal_pause", 2.0)),
             clock=getattr(app.state, "clock", None),
-            tables=publisher_of(app),
-            render_notice=render_notice,
-            render_chat=lambda room, lines: talk.render_lines(templates, lines),
-            render_chat_form=lambda room, seat: talk.render_form(templates, room, seat),
-            render_reaction=lambda emoji: talk.render_reaction(templates, emoji),
+            audience=RoomFrames(templates_of(app), publisher_of(app)),
             lobby_idle=60 * float(getattr(settings, "lobby_idle_minutes", 0)),
             bot_pool=getattr(app.state, "bot_pool", None),
         )

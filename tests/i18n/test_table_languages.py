@@ -257,7 +257,7 @@ def _every_reader_table(room: object) -> list[tuple[str, int | None, str]]:
     for lang in ("en", "da", "is", "fi"):
         with use_language(lang):
             for seat in (0, 1, 2, None):
-                tables.append((lang, seat, json.loads(room.table_frame(Reader(seat, lang)))["content"]))  # type: ignore[attr-defined]
+                tables.append((lang, seat, json.loads(room.manager.audience.tables.table_frame(room, Reader(seat, lang)))["content"]))  # type: ignore[attr-defined]
     return tables
 
 

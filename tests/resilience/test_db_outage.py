@@ -15,7 +15,7 @@ import random
 import pytest
 from sqlalchemy.engine import make_url
 
-from app.rooms.actions import NOT_SAVED
+from app.rooms.changes import NOT_SAVED
 from app.store.db import upgrade
 from tests.resilience.conftest import (
     SeatClient,

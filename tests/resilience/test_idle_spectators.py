@@ -21,7 +21,7 @@ import pytest
 import uvicorn
 
 from app.main import create_app
-from app.rooms.hub import Connection
+from app.web.table.hub import Connection
 from tests.conftest import make_settings
 from tests.resilience.conftest import SeatClient, autoplay, create_room, free_port, raw_websocket
 

@@ -7,7 +7,7 @@ import random
 import socket
 import time
 
-from app.rooms.hub import TOO_SLOW_REASON
+from app.web.table.hub import TOO_SLOW_REASON
 from tests.resilience.conftest import all_at, play_step, raw_websocket, seat_three, start_game
 
 DROPPED = "dropping slow connection"

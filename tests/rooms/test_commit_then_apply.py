@@ -7,34 +7,23 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from sqlalchemy import Engine
 
 from app.rooms import RoomManager
-from app.rooms.actions import NOT_SAVED, RETRY_SECONDS, NotSaved
+from app.rooms.changes import NOT_SAVED, RETRY_SECONDS, NotSaved
 from app.rooms.clock import FakeClock
-from app.rooms.hub import Connection
+from app.rooms.news import NewsKind, Notice
 from app.rooms.room import LiveRoom
-from app.rooms.tokens import hash_token
 from app.store.db import make_engine, upgrade
+from tests.rooms.told import Listener, Told
 from tests.waiting import await_until
 
 
-class Recording(Connection):
-    """A connection that keeps every frame offered to it."""
-
-    def __init__(self, token: str | None) -> None:
-        async def nowhere(*_args: Any) -> None:
-            return None
-
-        super().__init__(nowhere, nowhere, token_hash=hash_token(token) if token else None)
-        self.frames: list[dict[str, Any]] = []
-
-    def offer(self, frame: str) -> bool:
-        self.frames.append(json.loads(frame))
-        return True
+def connection(token: str | None) -> Listener:
+    return Listener(token)
 
 
 def state(room: LiveRoom) -> tuple[Any, ...]:
@@ -56,7 +45,7 @@ def clock() -> FakeClock:
 
 @pytest.fixture
 def manager(url: str, clock: FakeClock) -> RoomManager:
-    return RoomManager(make_engine(url), bot_delay=1.0, takeover_seconds=0.0, clock=clock)
+    return RoomManager(make_engine(url), bot_delay=1.0, takeover_seconds=0.0, clock=clock, audience=Told())
 
 
 def unreachable_database(tmp_path: Path) -> Engine:
@@ -77,14 +66,15 @@ async def test_a_move_that_is_not_saved_changes_nothing_and_the_next_one_works(
 ) -> None:
     room, tokens = await three_at_the_table(manager)
     await room.start(0, dealer=0)
-    conns = [Recording(t) for t in tokens]
+    conns = [connection(t) for t in tokens]
     for conn in conns:
         room.attach(conn)
+    told = cast(Told, manager.audience).of
     assert room.game is not None and room.game.to_act is not None
     seat = room.game.to_act
     action = str(room.game.legal_actions()[0])
     before, game_before = state(room), room.game
-    seen = [len(c.frames) for c in conns]
+    seen = [len(told(c)) for c in conns]
 
     good = manager.writer.db
     manager.writer.db = unreachable_database(tmp_path)
@@ -94,17 +84,17 @@ async def test_a_move_that_is_not_saved_changes_nothing_and_the_next_one_works(
     # through the socket: the sender is told plainly, with its (unchanged) table; nobody else
     # hears anything
     await room.handle(conns[seat], json.dumps({"do": "act", "action": action, "v": room.version}))
-    told = conns[seat].frames[seen[seat]:]
-    assert [f["kind"] for f in told] == ["notice", "table"]
-    assert told[0]["message"] == NOT_SAVED and told[1]["version"] == before[0]
+    heard = told(conns[seat])[seen[seat]:]
+    assert [n.kind for n in heard] == [NewsKind.NOTICE, NewsKind.WHOLE_TABLE]
+    assert heard[0].notice == Notice(NOT_SAVED, "error") and heard[1].version == before[0]
     for other in (s for s in range(3) if s != seat):
-        assert len(conns[other].frames) == seen[other], "another seat saw a change nobody saved"
+        assert len(told(conns[other])) == seen[other], "another seat heard of a change nobody saved"
     assert state(room) == before
 
     manager.writer.db = good  # the database answers again: no reload, no restart
     await room.act(seat, action, room.version)
     assert room.version > before[0]
-    assert all(c.frames[-1]["kind"] == "table" and c.frames[-1]["version"] == room.version for c in conns)
+    assert all(told(c)[-1].kind == NewsKind.TABLE and told(c)[-1].version == room.version for c in conns)
     # the log holds exactly what the room shows: a fresh process rebuilds the same room
     fresh = RoomManager(make_engine(url))
     fresh.load()
@@ -147,7 +137,7 @@ async def test_bots_carry_on_by_themselves_once_the_database_answers(
     good = manager.writer.db
     manager.writer.db = unreachable_database(tmp_path)
     clock.advance(1.0)  # the bot's moment: its move is not saved
-    await await_until(lambda: room._retry_task is not None, what="a retry planned after the failed commit")
+    await await_until(lambda: room.changes.retry_task is not None, what="a retry planned after the failed commit")
     assert room.version == version
     manager.writer.db = good
 

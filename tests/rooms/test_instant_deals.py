@@ -17,7 +17,7 @@ async def wait_over(room, seconds: float = 30.0) -> None:  # type: ignore[no-unt
     deadline = loop.time() + seconds
     while room.status != "over":
         g = room.game
-        stuck = g is not None and not g.over and g.to_act is None and room.bot_seat() is None
+        stuck = g is not None and not g.over and g.to_act is None and room.bots.seat() is None
         assert loop.time() < deadline, f"room stuck in phase {g.phase if g else None}, stuck={stuck}"
         await asyncio.sleep(0.005)
 

@@ -11,26 +11,19 @@ import pytest
 from app.rooms import RoomManager
 from app.rooms.chat import ChatLine
 from app.rooms.clock import FakeClock
-from app.rooms.hub import Connection
 from app.rooms.lobby_sweep import MARK_ONLY, SWEEP_EVERY, moment
 from app.rooms.room import LiveRoom
-from app.rooms.tokens import hash_token
 from app.store import chat as chat_store
 from app.store import rooms as store
 from app.store.db import make_engine, session_scope, upgrade
+from tests.rooms.told import Listener
 from tests.waiting import await_until
 
 IDLE = 3600.0
 
 
-def open_page(room: LiveRoom, token: str | None = None) -> Connection:
-    async def send(frame: str) -> None:
-        pass
-
-    async def close(code: int, reason: str = "") -> None:
-        pass
-
-    conn = Connection(send, close, token_hash=hash_token(token) if token else None)
+def open_page(room: LiveRoom, token: str | None = None) -> Listener:
+    conn = Listener(token)
     room.attach(conn)
     return conn
 

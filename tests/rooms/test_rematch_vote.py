@@ -9,24 +9,17 @@ import asyncio
 import pytest
 
 from app.rooms import RoomManager
-from app.rooms.hub import Connection
 from app.rooms.room import LiveRoom, Refused
-from app.rooms.tokens import hash_token
+from tests.rooms.told import Listener
 
 
-def connect(room: LiveRoom, token: str) -> Connection:
-    async def send(frame: str) -> None:
-        pass
-
-    async def close(code: int, reason: str = "") -> None:
-        pass
-
-    conn = Connection(send, close, token_hash=hash_token(token))
+def connect(room: LiveRoom, token: str) -> Listener:
+    conn = Listener(token)
     room.attach(conn)
     return conn
 
 
-async def finished_room(manager: RoomManager) -> tuple[LiveRoom, list[str], list[Connection]]:
+async def finished_room(manager: RoomManager) -> tuple[LiveRoom, list[str], list[Listener]]:
     room, t0 = await manager.create_room(preset="gurka-night", options={}, seats=4, host_name="Ann",
                                          turn_seconds=0)
     tokens = [t0] + [(await room.join(name))[1] for name in ("Bo", "Cy")]

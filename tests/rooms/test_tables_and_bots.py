@@ -8,11 +8,11 @@ import asyncio
 import pytest
 
 from app.rooms import RoomManager
-from app.rooms.hub import Connection
 from app.rooms.room import LiveRoom, Refused
 from app.rooms.tokens import hash_token
 from app.store import rooms as store
 from app.store.db import session_scope
+from tests.rooms.told import Listener
 
 NAMES = ["Ann", "Bo", "Cy"]
 
@@ -48,15 +48,7 @@ async def test_a_fresh_token_takes_the_seat_and_the_old_one_stops_working(manage
     room = await manager.create_table(preset="gurka-night", options={}, names=NAMES, dealer=0)
     first = await room.issue_token(1)
     assert room.seat_for_token(first) == 1
-    sent: list[str] = []
-
-    async def send(frame: str) -> None:
-        sent.append(frame)
-
-    async def close(code: int, reason: str = "") -> None:
-        pass
-
-    old_conn = Connection(send, close, token_hash=hash_token(first))
+    old_conn = Listener(first)
     room.attach(old_conn)
     assert old_conn.seat == 1
     second = await room.issue_token(1)

@@ -50,13 +50,13 @@ async def test_moves_keep_one_sleeping_timer_that_still_ends_the_turn_on_time(tm
     clock = FakeClock(start=1_000_000.0)
     manager = manager_on(clock, tmp_path, takeover_seconds=3600.0, bot_delay=1.0)
     room = await manager.create_table(preset="gurka-night", options={}, names=NAMES, dealer=0, turn_seconds=30)
-    timer = room._timer_task
+    timer = room.timers.task
     assert timer is not None
     for _ in range(4):
         clock.advance(10.0)  # each move well inside the turn's 30 s
         seat = room.game.to_act
         await room.act(seat, room.game.view(seat)["legal"][0], room.version)
-        assert room._timer_task is timer, "a move replaced the sleeping timer"
+        assert room.timers.task is timer, "a move replaced the sleeping timer"
     version = room.version
     clock.advance(29.0)
     for _ in range(5):

@@ -74,7 +74,7 @@ class Viewer:
         self.seat, self.lang, self.token_hash, self.closed = seat, lang, token_hash, False
         self.frames: list[str] = []
 
-    def offer(self, frame: str) -> bool:
+    def offer(self, frame: str, *, whole: bool = False, part: bool = False) -> bool:
         self.frames.append(frame)
         return True
 

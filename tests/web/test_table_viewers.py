@@ -26,7 +26,7 @@ class Viewer:
 
 
 def table(room: Any, seat: int | None, lang: str = "en") -> str:
-    return str(json.loads(room.table_frame(Viewer(seat, lang)))["content"])
+    return str(json.loads(room.manager.audience.tables.table_frame(room, Viewer(seat, lang)))["content"])
 
 
 def own_rows(html: str) -> list[str]:

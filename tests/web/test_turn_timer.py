@@ -186,7 +186,7 @@ def test_two_processes_racing_one_deadline_make_exactly_one_move(
         watcher = Player(two, room.slug, None).connect()  # someone follows the room through two
         try:  # an assert that fails must not leave a socket open: the client's exit would wait for it
             watcher.recv_table()
-            assert other._timer_task is not None  # both processes have the deadline armed
+            assert other.timers.task is not None  # both processes have the deadline armed
             # both processes reach the deadline at the same moment
             one.portal.call(clocks[0].advance, 11.0)  # type: ignore[union-attr]
             two.portal.call(clocks[1].advance, 11.0)  # type: ignore[union-attr]
@@ -255,7 +255,7 @@ def test_the_time_note_is_news_until_that_seat_moves_again_or_the_next_deal(db_u
 def test_what_makes_a_time_note_old_news() -> None:
     """The one rule, shared by the process that made the move and the ones that follow the room
     from its events (`apply_above`)."""
-    from app.rooms.actions import old_news
+    from app.rooms.changes import old_news
 
     timed_out = (1, "act", {"action": "play 8D", "timeout": True})
     assert not old_news(1, [timed_out])  # the move the note is about

@@ -31,7 +31,7 @@ from zoneinfo import ZoneInfo
 from fastapi import FastAPI, Request
 from sqlmodel import Session
 
-from app.rooms import LiveRoom, Refused
+from app.rooms import LiveRoom, Refused, RoomStatus
 from app.rooms.bot_levels import DEFAULT_LEVEL, level_or_default
 from app.store import club as store
 from app.store import rooms as room_store
@@ -108,7 +108,7 @@ def botted_players(session: Session, entries: list[dict[str, Any]]) -> set[str]:
     names: set[str] = set()
     for entry in entries:
         room = room_store.get_room(session, slug=entry["slug"])
-        if room is None or room.id is None or room.status != "playing":
+        if room is None or room.id is None or room.status != RoomStatus.PLAYING:
             continue
         players = entry.get("players", [])
         for seat in room_store.list_seats(session, room_id=room.id):
@@ -163,9 +163,9 @@ async def watch_room(app: FastAPI, night_id: int, slug: str, names: list[str],
     marked: set[str] = set()
     while True:
         room = await manager.find(slug)
-        if room is None or room.status == "over":
+        if room is None or room.status == RoomStatus.OVER:
             return
-        if room.status == "playing":
+        if room.status == RoomStatus.PLAYING:
             present = room.present()
             absent = [s for s in sorted(room.seats) if s not in present and not room.seats[s].is_bot]
             todo = [s for s in absent if not room.seats[s].botted]

@@ -22,7 +22,7 @@ from typing import Any, cast
 from fastapi import FastAPI
 
 from app.club import Night, RoundResult
-from app.rooms import LiveRoom, Refused, RoomManager
+from app.rooms import LiveRoom, Refused, RoomManager, RoomStatus
 from app.store import club as store
 from app.store.db import session_scope
 from app.web.club import absent_bots, table_flow
@@ -65,7 +65,7 @@ def playoff_order(game: Any, names: list[str]) -> list[str]:
 
 def _finished(room: LiveRoom | None, players: int) -> bool:
     game = room.game if room is not None else None
-    return bool(room is not None and room.status == "over" and game is not None and game.over
+    return bool(room is not None and room.status == RoomStatus.OVER and game is not None and game.over
                 and len(room.seats) == players)
 
 

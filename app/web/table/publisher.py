@@ -34,8 +34,8 @@ from fastapi.templating import Jinja2Templates
 from markupsafe import Markup
 
 from app.i18n import use_language
-from app.rooms.hub import Connection
 from app.rooms.room import LiveRoom
+from app.web.table.hub import Connection
 from app.web.table.look import look_of
 from app.web.table.parts import PLACE, PartLog, Parts, block_reads
 from app.web.table.render import FRAGMENTS, TABLE, look_context, table_context

@@ -18,7 +18,6 @@ from fastapi import APIRouter, FastAPI, WebSocket
 from starlette.websockets import WebSocketDisconnect
 
 from app.i18n import current_language
-from app.rooms.hub import CLOSE_WAIT, Connection
 from app.rooms.room import MAX_FRAME, LiveRoom
 from app.rooms.tokens import hash_token
 from app.web.shared.address import client_address
@@ -26,6 +25,7 @@ from app.web.shared.memory import MemoryReturn
 from app.web.shared.security import origin_allowed, seat_token
 from app.web.shared.ws_budgets import ConnectionCaps, MessageBudget
 from app.web.state import manager_of
+from app.web.table.hub import CLOSE_WAIT, Connection
 from app.web.table.watching import WATCH_LATER_CLOSE, held_back
 
 log = logging.getLogger("gurka.web.ws")
@@ -138,6 +138,7 @@ async def room_socket(websocket: WebSocket, slug: str) -> None:
             return
         conn = Connection(websocket.send_text, lambda code, reason: websocket.close(code=code, reason=reason),
                           token_hash=hash_token(token) if token else None, lang=current_language())
+        conn.start()
         room.attach(conn)
         room.schedule_bot()
         await _serve_until_gone(websocket, room, conn)

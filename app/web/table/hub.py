@@ -1,11 +1,13 @@
 """In-process fan-out: one writer task and one bounded queue per connection.
 
-A room never awaits a client's socket: it offers each connection its next frame and moves
-on. What a slow reader costs stays small and ends when it goes:
+Nobody awaits a client's socket: a room's news is made into frames (`frames.py`) that are offered
+to each connection, and the room moves on. What a slow reader costs stays small and ends when it goes:
 
-- a whole table supersedes any table, or changes of one, still waiting in the queue (the newest
-  one says it all; notices and chat lines keep their place), so a reader that is behind and
-  gets a sync gets only the latest; changes never supersede each other (each builds on the last);
+- a frame offered as `whole` (a whole table) supersedes every frame still waiting in the queue
+  that was offered as `whole` or `part` (a whole table, or a change of one: the newest whole one
+  says it all; notices and chat lines keep their place), so a reader that is behind and gets a
+  sync gets only the latest; parts never supersede each other (each builds on the last). The hub
+  never reads a frame: what a frame is, its sender says;
 - a connection whose queue is full, or whose writer has been stuck on one frame for longer than
   `send_stall` seconds (the client stopped reading), is dropped, so a phone in a tunnel can never
   stall the table or pile up frames for everybody else;
@@ -27,14 +29,11 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-log = logging.getLogger("gurka.rooms.hub")
+log = logging.getLogger("gurka.web.hub")
 
 QUEUE_SIZE = 16
 SEND_STALL = 5.0  # seconds one frame may take to leave before the reader counts as gone
 CLOSE_WAIT = 2.0  # seconds a dropped reader gets to take its close frame
-TABLE_FRAME = '{"kind": "table"'  # how a whole table's frame begins
-FRAGMENTS_FRAME = '{"kind": "fragments"'  # what changed of a table since the connection's last frame
-SUPERSEDED = (TABLE_FRAME, FRAGMENTS_FRAME)  # what a whole table replaces in a queue
 TOO_SLOW = 1013  # "try again later": the close code for a reader that fell behind
 TOO_SLOW_REASON = "fell behind the table: reconnect for the whole table"
 _ids = itertools.count(1)
@@ -60,7 +59,7 @@ class Connection:
         self.seat: int | None = None
         self._send = send
         self._close = close
-        self.queue: deque[str] = deque()
+        self.queue: deque[tuple[str, bool]] = deque()  # (frame, whether a whole frame supersedes it)
         self.queue_size = queue_size
         self.send_stall = send_stall
         self.clock = clock
@@ -75,8 +74,15 @@ class Connection:
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._writer(), name=f"ws-writer-{self.id}")
 
-    def offer(self, frame: str) -> bool:
-        """Queue a frame; False (and the connection is dropped) if the client is too slow."""
+    def pending(self) -> list[str]:
+        """The frames waiting to be sent, oldest first."""
+        return [frame for frame, _part in self.queue]
+
+    def offer(self, frame: str, *, whole: bool = False, part: bool = False) -> bool:
+        """Queue a frame; False (and the connection is dropped) if the client is too slow.
+
+        `whole`: the frame says all that the `whole` and `part` frames still waiting would say
+        (they are dropped); `part`: a later `whole` frame makes this one needless."""
         if self.closed:
             return False
         started = self._sending_since
@@ -85,13 +91,13 @@ class Connection:
                      self.id, self.seat, self.send_stall)
             self.drop(code=TOO_SLOW, reason=TOO_SLOW_REASON)
             return False
-        if self.queue and frame.startswith(TABLE_FRAME):
-            self.queue = deque(f for f in self.queue if not f.startswith(SUPERSEDED))
+        if whole and self.queue:
+            self.queue = deque(item for item in self.queue if not item[1])
         if len(self.queue) >= self.queue_size:
             log.info("dropping slow connection %s (seat %s)", self.id, self.seat)
             self.drop(code=TOO_SLOW, reason=TOO_SLOW_REASON)
             return False
-        self.queue.append(frame)
+        self.queue.append((frame, whole or part))
         self._ready.set()
         return True
 
@@ -127,7 +133,7 @@ class Connection:
                 while not self.queue:
                     self._ready.clear()
                     await self._ready.wait()
-                frame = self.queue.popleft()
+                frame, _part = self.queue.popleft()
                 self._sending_since = self.clock()
                 await self._send(frame)
                 self._sending_since = None
