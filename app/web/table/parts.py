@@ -5,15 +5,14 @@ first element carries the part's id. While the publisher draws a table, a `PartL
 part's HTML, its own HTML (with the parts inside it as place holders) and the parts right inside
 it: what a push compares with what a connection has (app/web/table/publisher.py).
 
-Each block is rendered once for everyone who would see the same of it: `Parts` keeps a block's
-own HTML and the parts it called (with their arguments), keyed by the language and the values of
-the variables the block itself reads (found by Jinja in the block's source), so nothing is keyed
-by a list kept by hand. The parts inside are looked up the same way, each by what it reads, so a
-felt shared by all seats holds a line that says "you" to one of them. Values that are plain data
-(numbers, strings, frozen tuples and dicts of them: `app.web.shared.frozen`: the game as
-everybody sees it, a seat's row)
-key what lasts from push to push; any other value keys by the object itself, and only for one
-push (`Parts.new_push`), as it may change in place afterwards.
+Each block is rendered once for everyone who would see the same of it: `Parts` (one per room)
+keeps a block's own HTML and the parts it called (with their arguments), keyed by the language
+and the values of the variables the block itself reads (found by Jinja in the block's source),
+so nothing is keyed by a list kept by hand. The parts inside are looked up the same way, each by
+what it reads, so a felt shared by all seats holds a line that says "you" to one of them. Values
+that are plain data (numbers, strings, frozen tuples and dicts of them, `app.web.shared.frozen`:
+the trick on the table, a seat's row) key what lasts from push to push; any other value keys by
+the object itself, and only for one push (`Parts.new_push`), as it may change in place afterwards.
 """
 
 from __future__ import annotations
