@@ -158,9 +158,11 @@ def _codes(text: str) -> list[str]:
     from app.rules.cards import RANK_WORD, SUIT_SYMBOL
 
     words = {RANK_WORD.get(r, r) + SUIT_SYMBOL[s]: r + s for r in "23456789TJQKA" for s in "CDHS"}
-    words |= {"Joker": "X", "X1": "X", "X2": "X"}
-    pattern = re.compile("|".join(sorted(map(re.escape, words), key=len, reverse=True)) + r"|(?<![A-Za-z0-9%])(?:[2-9TJQKA][CDHS]|X[12])(?![A-Za-z0-9])")
-    return [words.get(m, m) for m in pattern.findall(text)]
+    # a code or "Joker" is a word of its own: not a piece of a random token (a form's csrf value
+    # holds "X1" now and then)
+    alone = r"(?<![A-Za-z0-9%])(?:[2-9TJQKA][CDHS]|X[12]|Joker)(?![A-Za-z0-9])"
+    pattern = re.compile("|".join(sorted(map(re.escape, words), key=len, reverse=True)) + "|" + alone)
+    return [words.get(m, "X" if m.startswith(("X", "Joker")) else m) for m in pattern.findall(text)]
 
 
 def _alike(card: str) -> str:
