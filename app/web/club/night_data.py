@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
-from markupsafe import Markup, escape
 from sqlmodel import Session
 
 from app.club import BASE_TABLES, FINAL_TABLES, DatePoll, Night, NightSummary, RoundResult
@@ -296,10 +295,27 @@ def table_for(nights: list[PlayedNight], year: int | None) -> list[HallOfFameRow
 # ------------------------------------------------------------------ the chart
 
 
-def places_chart(points: list[tuple[date, int]], *, title: str) -> Markup:
-    """An inline SVG line chart of places (1 on top, 9 at the bottom) night by night."""
+@dataclass(frozen=True)
+class PlacesChart:
+    """A line chart of places (1 on top, 9 at the bottom) night by night, laid out for
+    templates/club/_places_chart.html: every coordinate worked out, no markup."""
+
+    title: str
+    width: int
+    height: int
+    left: int
+    right: int
+    top: int
+    band_height: float  # the podium band (places 1 to 3)
+    rows: list[tuple[int, float]]  # (place, y) of each grid line
+    path: str  # the line through the nights
+    points: list[dict[str, Any]]  # each night: x, y, its class, its label, its axis label (or "")
+
+
+def places_chart(points: list[tuple[date, int]], *, title: str) -> PlacesChart | None:
+    """The places chart of `points` (a night's date and its place), None without nights."""
     if not points:
-        return Markup("")
+        return None
     width, height = 640, 220
     left, right, top, bottom = 34, 14, 14, 34
     n = len(points)
@@ -311,45 +327,20 @@ def places_chart(points: list[tuple[date, int]], *, title: str) -> Markup:
     def y(place: int) -> float:
         return top + inner_h * (place - 1) / 8
 
-    parts = [
-        (
-            f'<svg class="places-chart" viewBox="0 0 {width} {height}" role="img" '
-            'aria-labelledby="chart-title" preserveAspectRatio="xMidYMid meet">'
-        ),
-        f'<title id="chart-title">{escape(title)}</title>',
-        (
-            f'<rect class="podium-band" x="{left}" y="{top - 6}" width="{inner_w}" '
-            f'height="{y(3) - top + 12:.1f}" rx="4"/>'
-        ),
-    ]
-    for place in range(1, 10):
-        parts.append(
-            f'<line class="grid" x1="{left}" x2="{width - right}" y1="{y(place):.1f}" '
-            f'y2="{y(place):.1f}"/>'
-            f'<text class="axis" x="{left - 8}" y="{y(place) + 4:.1f}" text-anchor="end">'
-            f"{place}</text>"
-        )
-    path = " ".join(
-        f"{'M' if i == 0 else 'L'}{x(i):.1f},{y(place):.1f}" for i, (_, place) in enumerate(points)
-    )
-    parts.append(f'<path class="line" d="{path}"/>')
     step = max(1, (n + 5) // 6)
     # Translators: a short date pattern (Unicode CLDR) under the chart: dd day, MMM month, yy year.
     axis_pattern = _("dd MMM yy")
-    for i, (on, place) in enumerate(points):
-        cls = "pt win" if place == 1 else "pt podium" if place <= 3 else "pt"
-        label = _("%(day)s: place %(place)s", day=on.isoformat(), place=place)
-        parts.append(
-            f'<circle class="{cls}" cx="{x(i):.1f}" cy="{y(place):.1f}" r="5">'
-            f"<title>{escape(label)}</title></circle>"
-        )
-        if i % step == 0 or i == n - 1:
-            parts.append(
-                f'<text class="axis" x="{x(i):.1f}" y="{height - 10}" text-anchor="middle">'
-                f"{escape(day(on, axis_pattern))}</text>"
-            )
-    parts.append("</svg>")
-    return Markup("".join(parts))
+    return PlacesChart(
+        title=title, width=width, height=height, left=left, right=right, top=top,
+        band_height=y(3) - top + 12,
+        rows=[(place, y(place)) for place in range(1, 10)],
+        path=" ".join(f"{'M' if i == 0 else 'L'}{x(i):.1f},{y(place):.1f}" for i, (_, place) in enumerate(points)),
+        points=[{"x": x(i), "y": y(place),
+                 "cls": "pt win" if place == 1 else "pt podium" if place <= 3 else "pt",
+                 "label": _("%(day)s: place %(place)s", day=on.isoformat(), place=place),
+                 "axis": day(on, axis_pattern) if i % step == 0 or i == n - 1 else ""}
+                for i, (on, place) in enumerate(points)],
+    )
 
 
 # ------------------------------------------------------------------ where the night stands
