@@ -6,7 +6,7 @@ Same framing as the app's room socket (`/r/<slug>/ws`, the seat from the `gurka_
 cookie, `{"do": "act", "action": ..., "v": ...}` in, `{"kind": "table", "version": ...,
 "content": ...}` out), but no rules, no database and no rendering: a room is a version
 counter, the seat to act is `version % 3`, and "content" is a fixed padding of the app's
-average frame size with one action button for the seat whose turn it is. Every accepted
+fixed size (1,500 bytes unless told) with the move (`data-legal`) for the seat whose turn it is. Every accepted
 message bumps the version and sends each seat of the room its frame without awaiting any
 socket (websockets' `broadcast`, which skips a client whose buffer is full).
 
@@ -43,8 +43,7 @@ class FanOut:
         turn = room.version % SEATS
         button = ""
         if seat == turn:
-            vals = json.dumps({"do": "act", "action": "play 7C", "v": room.version})
-            button = f"<button hx-ws:send hx-vals='{vals}'>7C</button>"
+            button = """<div id="table-move" data-legal='["play 7C"]'></div>"""
         content = f'<section id="table" data-version="{room.version}">{button}<p>{self.padding}</p></section>'
         return json.dumps(
             {

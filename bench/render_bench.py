@@ -69,6 +69,7 @@ class Viewer:
     def __init__(self, seat: int | None, lang: str, token_hash: str | None, frames: list[str]) -> None:
         self.seat, self.lang, self.token_hash, self.closed = seat, lang, token_hash, False
         self.frames = frames
+        self.shown: tuple[int, int | None] | None = None  # (what the publisher keeps of a connection)
 
     def offer(self, frame: str, *, whole: bool = False, part: bool = False) -> bool:
         self.frames.append(frame)

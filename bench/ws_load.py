@@ -31,8 +31,9 @@ a fresh database created beside `--database-url`'s and dropped after), and print
 issue 11 names: app CPU/action against the bare fan-out's, Postgres actions/s as a share of
 SQLite's, and CPU per action with two processes against one.
 
-Then it runs bench/fanout_server.py (no rules, no rendering, same framing, frames of the
-app's average size) through the same harness in the same run and prints the ratios.
+Then it runs bench/fanout_server.py (no rules, no rendering, same framing, a fixed frame of
+1,500 bytes per seat per action; `--floor-like-app`: of the app's average frame size) through
+the same harness in the same run and prints the ratios.
 
 The client's own garbage collector is off from the warm-up to the end of the measured window:
 its passes over 3,000 sockets' objects (100-230 ms) would show as the server's latency.
@@ -73,7 +74,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from tests.web.fragments import Stale, apply
 
-HX_VALS = re.compile(r"hx-vals='([^']*)'")
 DATA_LEGAL = re.compile(r"data-legal='([^']*)'")
 COOKIE = "gurka_seat_{slug}"
 
@@ -131,20 +131,11 @@ def raise_fd_limit(need: int) -> None:
 
 
 def offered(content: str) -> tuple[list[str], bool]:
-    """(actions this seat's page offers, whether it offers a rematch)."""
-    if "hx-vals" not in content:
-        return [], False
+    """(actions this seat's page offers: its move's `data-legal`, whether it offers a rematch)."""
     actions: list[str] = []
-    rematch = False
-    for raw in HX_VALS.findall(content):
-        vals = json.loads(html.unescape(raw))
-        if vals.get("do") == "act" and vals.get("action"):
-            actions.append(str(vals["action"]))
-        elif vals.get("do") == "rematch":
-            rematch = True
     for raw in DATA_LEGAL.findall(content):
         actions.extend(str(a) for a in json.loads(html.unescape(raw)))
-    return actions, rematch
+    return actions, '"do": "rematch"' in content
 
 
 def pct(values: list[float], p: float) -> float:
@@ -289,6 +280,7 @@ class Stats:
     refused: int = 0
     frames: int = 0
     frame_bytes: int = 0
+    seat_frame_bytes: int = 0  # what the seats' sockets got (not the spectators')
     table_frames: int = 0
     fragment_frames: int = 0  # pushes of only the fragments that changed (those at the same version: presence)
     syncs: int = 0  # changes that did not start from the version a seat showed: it asked for the whole table
@@ -323,6 +315,9 @@ class Seat:
         ws_base = self.room.base.replace("http://", "ws://", 1)
         watcher = self.index >= len(self.room.tokens)  # a spectator: no seat cookie
         headers = {} if watcher else {"Cookie": f"{COOKIE.format(slug=self.room.slug)}={self.room.tokens[self.index]}"}
+        if watcher and self.run.spectator_langs:  # spectators reading other languages, in turn
+            langs = self.run.spectator_langs
+            headers["Accept-Language"] = langs[(self.index - len(self.room.tokens)) % len(langs)]
         self.ws = await connect(
             f"{ws_base}/r/{self.room.slug}/ws",
             additional_headers=headers,
@@ -341,18 +336,26 @@ class Seat:
                 frame = json.loads(message)
                 stats.frames += 1
                 stats.frame_bytes += len(message)
+                if self.index < len(self.room.tokens):
+                    stats.seat_frame_bytes += len(message)
                 kind = frame.get("kind")
                 if kind == "notice":
                     if frame.get("level") == "error":
                         stats.refused += 1
                     continue
-                if kind == "fragments":  # as the page does: apply them, or ask for the whole table
+                if kind in ("fragments", "private"):  # as the page does: apply them, or ask for the whole table
                     stats.fragment_frames += 1
                     try:
                         content = apply(self.content, frame)
                     except Stale:
-                        stats.syncs += 1
-                        await self.ws.send(json.dumps({"do": "sync", "v": self.version}))
+                        if kind == "fragments":
+                            stats.syncs += 1
+                            await self.ws.send(json.dumps({"do": "sync", "v": self.version}))
+                        continue
+                    if kind == "private":  # the seat's own move: it may act now
+                        self.content = content
+                        if self.index < len(self.room.tokens):
+                            await self.maybe_act()
                         continue
                 elif kind == "table":
                     stats.table_frames += 1
@@ -370,7 +373,10 @@ class Seat:
                 if self.index >= len(self.room.tokens):
                     continue  # a spectator only reads
                 self.note_update(version)
-                await self.maybe_act()
+                # a seat's move comes in its private frame, after the shared one (which leaves
+                # the move it had): act on a whole table or a private frame, and on a shared
+                # frame only to ask for a rematch
+                await self.maybe_act(rematch_only=kind == "fragments")
         except ConnectionClosed:
             pass
         finally:
@@ -390,12 +396,14 @@ class Seat:
                 if self.run.stats.measuring:
                     self.run.stats.latencies.append((now - t0) * 1000)
 
-    async def maybe_act(self) -> None:
+    async def maybe_act(self, *, rematch_only: bool = False) -> None:
         """Act if this seat's page offers something at a version it has not acted on yet."""
         run = self.run
         if not run.playing or run.stopping or self.version <= self.acted_at:
             return
         actions, rematch = offered(self.content)
+        if rematch_only:
+            actions = []
         if not actions and not (rematch and self.index == 0):
             return
         seen = self.version
@@ -418,8 +426,9 @@ class Seat:
 
 
 class Run:
-    def __init__(self, name: str, rate: float) -> None:
+    def __init__(self, name: str, rate: float, spectator_langs: tuple[str, ...] = ()) -> None:
         self.name = name
+        self.spectator_langs = spectator_langs
         self.stats = Stats()
         self.pacer = Pacer(rate)
         self.stopping = False
@@ -504,9 +513,10 @@ async def drive(
     target: int | None,
     bare: bool,
     spectators: int = 0,
+    spectator_langs: tuple[str, ...] = (),
 ) -> dict:
     name, bases, pids = target_servers.name, target_servers.bases, target_servers.pids
-    run = Run(name, rate)
+    run = Run(name, rate, spectator_langs)
     setup_deadline = time.monotonic() + 120 + rooms * 0.2
     rss0 = total([rss_kb(pid) for pid in pids])
     t = time.monotonic()
@@ -558,7 +568,7 @@ async def drive(
     stats = run.stats
     stats.measuring = True
     sent0, done0, t0 = stats.sent, stats.completed, time.monotonic()
-    bytes0, frames0 = stats.frame_bytes, stats.frames
+    bytes0, frames0, seat_bytes0 = stats.frame_bytes, stats.frames, stats.seat_frame_bytes
     cpu0 = total([cpu_seconds(pid) for pid in pids])
     own0 = time.process_time()
     await asyncio.sleep(duration)
@@ -600,6 +610,7 @@ async def drive(
         "closed_early": stats.closed_early,
         "frame_bytes": measured_bytes // max(1, measured_frames),
         "bytes_per_action": measured_bytes / max(1, done),
+        "seat_bytes_per_action": (stats.seat_frame_bytes - seat_bytes0) / max(1, done) / 3,
         "fragment_frames": stats.fragment_frames,
         "table_frames": stats.table_frames,
         "syncs": stats.syncs,
@@ -628,7 +639,7 @@ def show(results: list[dict], rate: float) -> None:
     print(
         f"{'target':<16}{'procs':>6}{'conns':>7}{'act/s':>9}{'p50 ms':>9}{'p99 ms':>9}{'max ms':>9}"
         f"{'refused':>9}{'KB/conn':>9}{'KB/conn*':>10}{'RSS MB':>8}{'srv CPU':>9}{'CPU ms/act':>11}"
-        f"{'bench CPU':>10}{'frame B':>9}{'B/act':>9}"
+        f"{'bench CPU':>10}{'frame B':>9}{'B/act':>9}{'B/seat/act':>11}"
     )
     for r in results:
         print(
@@ -636,12 +647,13 @@ def show(results: list[dict], rate: float) -> None:
             f"{r['p99_ms']:>9.1f}{r['max_ms']:>9.1f}{r['refused']:>9}{f(r['kb_per_conn_sockets'], '.1f'):>9}"
             f"{f(r['kb_per_conn_all'], '.1f'):>10}{f(r['rss_mb'], '.0f'):>8}{f(r['server_cpu'], '.0%'):>9}"
             f"{f(r['cpu_ms_per_action'], '.3f'):>11}{r['bench_cpu']:>10.0%}{r['frame_bytes']:>9}{r['bytes_per_action']:>9.0f}"
+            f"{r['seat_bytes_per_action']:>11.0f}"
         )
     print(
         "KB/conn: RSS after connecting minus after creating the rooms, per connection;"
         " KB/conn*: end of play minus idle server (rooms, games and sockets), per connection;"
         " CPU ms/act: server CPU (all its processes) per accepted action; B/act: frame bytes to"
-        " all sockets of a room per action."
+        " all sockets of a room per action; B/seat/act: frame bytes to one seat's socket per action."
     )
     if len(results) >= 2:
         app, bare = results[0], results[1]
@@ -710,6 +722,14 @@ def show_ratios(ratios: dict[str, float | None]) -> None:
     print(f"load average (1 min) at the end: {f(ratios['load_average_1min'], '.2f')} on {os.cpu_count()} cores")
 
 
+FLOOR_BYTES = 1500  # the bare fan-out's frame: what each seat gets per action
+
+
+def floor_bytes(args: argparse.Namespace, app: dict) -> int:
+    """The bare fan-out's frame size: fixed, or the app's average (`--floor-like-app`)."""
+    return int(app["frame_bytes"]) if args.floor_like_app else FLOOR_BYTES
+
+
 def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         description="Websocket load on the room protocol, vs a bare fan-out."
@@ -738,11 +758,21 @@ def parse_args() -> argparse.Namespace:
         "--spectators", type=int, default=0, help="spectator sockets per room, besides the three seats"
     )
     parser.add_argument(
+        "--spectator-langs", default="",
+        help="the spectators' languages in turn, comma-separated (default: the server's, English); "
+        "issue 36's measure: --spectators 6 --spectator-langs da,fi,is",
+    )
+    parser.add_argument(
         "--compare", action="store_true",
         help="SQLite, bare fan-out, Postgres x1 and Postgres x2 in one run, and their ratios "
         "(needs --database-url of a Postgres server; fresh databases are created beside it)",
     )
     parser.add_argument("--no-fanout", action="store_true", help="skip the bare fan-out comparison")
+    parser.add_argument(
+        "--floor-like-app", action="store_true",
+        help=f"pad the bare fan-out's frames to the app's average frame size (default: a fixed {FLOOR_BYTES:,} "
+        "bytes per seat per action, so that a smaller app frame does not make the floor cheaper)",
+    )
     parser.add_argument("--json", action="store_true", help="also print the figures as JSON")
     args = parser.parse_args()
     if args.url:
@@ -800,7 +830,8 @@ async def main(args: argparse.Namespace) -> None:
     sockets_per_room = 3 + args.spectators
     raise_fd_limit(args.rooms * sockets_per_room * 2 + 256)
     load = {"rooms": args.rooms, "rate": args.rate, "duration": args.duration, "warmup": args.warmup,
-                "spectators": args.spectators}
+                "spectators": args.spectators,
+                "spectator_langs": tuple(x for x in args.spectator_langs.split(",") if x)}
     fresh = FreshDatabases(args.database_url) if args.compare else None
     with tempfile.TemporaryDirectory(prefix="gurka-bench-") as tmp:
         workdir = Path(tmp)
@@ -836,7 +867,7 @@ async def main(args: argparse.Namespace) -> None:
             if args.compare:
                 assert fresh is not None
                 results = [await app_target("app sqlite", 1, None)]
-                results.append(await bare_target(results[0]["frame_bytes"]))
+                results.append(await bare_target(floor_bytes(args, results[0])))
                 results.append(await app_target("app postgres", 1, fresh.create()))
                 results.append(await app_target("app postgres x2", 2, fresh.create()))
             else:
@@ -846,7 +877,7 @@ async def main(args: argparse.Namespace) -> None:
                 else:
                     results = [await app_target("gurka app", args.processes, args.database_url)]
                 if not args.no_fanout:
-                    results.append(await bare_target(results[0]["frame_bytes"]))
+                    results.append(await bare_target(floor_bytes(args, results[0])))
         finally:
             for server in started:
                 server.stop()

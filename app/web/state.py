@@ -16,8 +16,8 @@ from starlette.requests import HTTPConnection
 from app.i18n.jinja import install as install_languages
 from app.rooms import LiveRoom, RoomManager
 from app.web.shared.templating import make_templates
-from app.web.table.frames import RoomFrames
-from app.web.table.publisher import RoomPanel, TablePublisher
+from app.web.table.model import Panel
+from app.web.table.publisher import RoomFrames, TablePublisher
 from app.web.table.render import setup_templates
 
 TEMPLATES_DIR = Path(__file__).resolve().parents[2] / "templates"
@@ -45,12 +45,11 @@ def publisher_of(app: FastAPI) -> TablePublisher:
 
 def seat_table_context(app: FastAPI, room: LiveRoom, seat: int | None) -> dict[str, Any]:
     """`seat`'s table model and its whole table (`table_html`), for the room page."""
-    ctx, html = publisher_of(app).page_table(room, seat)
-    ctx["table_html"] = html
-    return ctx
+    me = seat if seat is not None and seat in room.seats else None
+    return {"room": room, "slug": room.slug, "me": me, "table_html": publisher_of(app).page_table(room, seat)}
 
 
-def room_panels(app: FastAPI) -> list[RoomPanel]:
+def room_panels(app: FastAPI) -> list[Panel]:
     """Where other areas (the club) hook their panels into a room's table (see `TablePublisher`)."""
     return publisher_of(app).panels
 

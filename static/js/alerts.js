@@ -45,7 +45,9 @@
     if (!document.hidden || !("Notification" in window) || Notification.permission !== "granted") return;
     if (store("gurka.notify") !== "on") return;
     try {
-      var n = new Notification(table.dataset.turnTitle || document.title, { body: table.dataset.announce || "", tag: "gurka-turn" });
+      var status = table.querySelector("#table-say");  // the status line as this seat reads it
+      var n = new Notification(table.dataset.turnTitle || document.title,
+        { body: status ? status.innerText.trim() : "", tag: "gurka-turn" });
       n.onclick = function () { window.focus(); n.close(); };
     } catch (e) { /* notifications refused by the browser */ }
   }

@@ -1,14 +1,16 @@
 // Gurka online: the few things htmx cannot do for the table.
 // - an action id on every outgoing websocket message (duplicates are refused server-side),
 //   and one action per table version (a double click does not send twice)
+// - the hand: every card is a button that plays it; the seat's move (#table-move: its legal
+//   moves, why the other cards wait) says which are playable now, and the page marks them
 // - selecting several cards (sets, exchange) and sending the selection
 // - keyboard: arrow keys move along the hand, Enter/Space plays or selects
-// - apply a push of the table's changed fragments (its version, the section's attributes), or ask
-//   for the whole table when it does not start from the version shown
-// - keep focus and an open <details> when their own part is replaced; announce the status
-// - copy a link shown in a field (the room link, a personal link), saying so to screen readers too;
-//   show why a card cannot be played
-// - count the turn timer down (the server sends the seconds left with each push)
+// - apply a push: the shared changes of the table (from the seq the page shows) and the seat's
+//   own, or ask for the whole table when a push does not start from what the page shows; htmx
+//   morphs each piece in, so focus, typed text and an open <details> stay where they are
+// - put focus back into the hand when your own card (the focused button) was played
+// - announce the status line; count the turn timer down (the server sends the seconds left)
+// - copy a link shown in a field (the room link, a personal link), saying so to screen readers too
 (function () {
   "use strict";
 
@@ -20,6 +22,82 @@
   }
 
   function all(root, selector) { return Array.prototype.slice.call(root.querySelectorAll(selector)); }
+  function json(text, fallback) { try { return text ? JSON.parse(text) : fallback; } catch (e) { return fallback; } }
+
+  // A morph keeps what the reader holds on the page: a folded section stays open, a selection of
+  // cards stays selected (the server never sends either)
+  htmx.config.morphIgnore = (htmx.config.morphIgnore || []).concat(["open", "aria-pressed"]);
+
+  // ------------------------------------------------------------ the seat's move
+  // What the seat may do now, as the server pushed it (#table-move) and the mode (#table[data-mode])
+  function moveOf(table) {
+    var move = table.querySelector("#table-move");
+    var d = move ? move.dataset : {};
+    var why = {};
+    json(d.why, []).forEach(function (pair) { pair[1].forEach(function (code) { why[code] = pair[0]; }); });
+    return { mode: table.dataset.mode || "", legal: json(d.legal, []), why: why,
+             preselect: (d.preselect || "").split(" ").filter(Boolean), max: parseInt(d.max || "99", 10),
+             tooMany: d.tooMany || "" };
+  }
+
+  function singles(legal) {
+    var out = {};
+    legal.forEach(function (a) { var p = a.split(" "); if (p[0] === "play" && p.length === 2) out[p[1]] = true; });
+    return out;
+  }
+
+  function inPlays(legal) {
+    var out = {};
+    legal.forEach(function (a) { var p = a.split(" "); if (p[0] === "play") p.slice(1).forEach(function (c) { out[c] = true; }); });
+    return out;
+  }
+
+  // Mark each card: playable (and its name says "Play …"), held back with its reason, or idle
+  var lastMode = null;
+  function markHand(table) {
+    var hand = table.querySelector("[data-hand]");
+    if (!hand) return;
+    var wrap = hand.closest(".handwrap");
+    var move = moveOf(table);
+    var one = singles(move.legal), some = inPlays(move.legal);
+    var selecting = move.mode === "select" || move.mode === "exchange";
+    var idle = wrap && wrap.dataset.idle && table.dataset.toAct !== "" && !selecting && move.mode !== "play" ? wrap.dataset.idle : "";
+    if (selecting) { hand.dataset.select = move.mode; } else { delete hand.dataset.select; }
+    all(hand, ".cardbtn").forEach(function (b) {
+      var code = b.dataset.code, inner = b.querySelector(".card");
+      var name = inner ? inner.getAttribute("aria-label") : code;
+      var ok = move.mode === "play" ? !!one[code] : move.mode === "exchange" ? true : move.mode === "select" ? !!some[code] : false;
+      var why = ok ? "" : (move.why[code] || (move.mode === "play" || move.mode === "select" ? "" : idle));
+      b.classList.toggle("playable", ok);
+      b.classList.toggle("blocked", !ok && (move.mode === "play" || move.mode === "select"));
+      b.classList.toggle("idle", !ok && move.mode !== "play" && move.mode !== "select");
+      if (ok || selecting) b.removeAttribute("aria-disabled"); else b.setAttribute("aria-disabled", "true");
+      if (why) b.dataset.why = why; else delete b.dataset.why;
+      var label = move.mode === "play" && ok && wrap && wrap.dataset.play ? wrap.dataset.play.replace("@", name)
+        : move.mode === "play" && !ok ? name + ": " + why : name;
+      b.setAttribute("aria-label", label);
+      var tip = b.querySelector(".why");
+      if (move.mode === "play" && !ok && why) {
+        if (!tip) { tip = document.createElement("span"); tip.className = "why"; tip.setAttribute("aria-hidden", "true"); b.appendChild(tip); }
+        tip.textContent = why;
+      } else if (tip) { tip.remove(); }
+      if (!selecting) b.removeAttribute("aria-pressed");
+      else if (!b.hasAttribute("aria-pressed") || move.mode !== lastMode) {
+        b.setAttribute("aria-pressed", move.preselect.indexOf(code) >= 0 ? "true" : "false");
+      }
+    });
+    if (selecting && move.preselect.length && move.mode !== lastMode) {
+      // one possible play: its cards are selected already (each copy once)
+      var left = move.preselect.slice();
+      all(hand, ".cardbtn").forEach(function (b) {
+        var i = left.indexOf(b.dataset.code);
+        b.setAttribute("aria-pressed", i >= 0 ? "true" : "false");
+        if (i >= 0) left.splice(i, 1);
+      });
+    }
+    lastMode = move.mode;
+    if (selecting) updateSelection(hand);
+  }
 
   // ------------------------------------------------------------ selection
   function selected(hand) {
@@ -29,34 +107,31 @@
   function plural(n, word) { return n + " " + word + (n === 1 ? "" : "s"); }
   // The page's own words, in its reader's language (the server renders them into data-*).
   function labelFor(button, n, fallback) {
-    try { var all = JSON.parse(button.dataset.labels || "[]"); if (all[n]) return all[n]; } catch (e) { /* fallback */ }
-    return fallback;
+    var all = json(button.dataset.labels, []);
+    return all[n] || fallback;
   }
 
   function updateSelection(hand) {
     var table = hand.closest("#table");
-    var mode = hand.dataset.select;
+    var move = moveOf(table);
     var cards = selected(hand);
-    var button = table.querySelector("[data-send-selection]");
+    var button = table.querySelector('[data-modes~="' + move.mode + '"] [data-send-selection]');
     if (!button) return;
     var ok = false;
     var line = table.querySelector("[data-whyline]");
-    if (mode === "select") {
-      var legal = [];
-      try { legal = JSON.parse(hand.dataset.legal || "[]"); } catch (e) { legal = []; }
+    if (move.mode === "select") {
       var want = cards.slice().sort().join(" ");
-      ok = cards.length > 0 && legal.some(function (a) {
+      ok = cards.length > 0 && move.legal.some(function (a) {
         var parts = a.split(" ");
         return parts[0] === "play" && parts.slice(1).sort().join(" ") === want;
       });
       button.textContent = labelFor(button, cards.length, cards.length ? "Play " + plural(cards.length, "card") : "Play");
       if (line && cards.length && !ok) line.textContent = line.dataset.notTogether || "These cards cannot be played together now.";
       else if (line && ok) line.textContent = "";
-    } else if (mode === "exchange") {
-      var max = parseInt(hand.dataset.max || "99", 10);
-      ok = cards.length > 0 && cards.length <= max;
+    } else if (move.mode === "exchange") {
+      ok = cards.length > 0 && cards.length <= move.max;
       button.textContent = labelFor(button, cards.length, cards.length ? "Exchange " + plural(cards.length, "card") : "Exchange");
-      if (line) line.textContent = cards.length > max ? (line.dataset.tooMany || "You may exchange at most " + max + ".") : "";
+      if (line) line.textContent = cards.length > move.max ? (move.tooMany || "You may exchange at most " + move.max + ".") : "";
     }
     button.disabled = !ok;
   }
@@ -84,7 +159,7 @@
     var card = event.target.closest(".hand .cardbtn");
     if (!card) return;
     var hand = card.closest("[data-hand]");
-    var line = hand && hand.parentElement.querySelector("[data-whyline]");
+    var line = document.querySelector("#table [data-whyline]");
     if (hand && hand.dataset.select) {
       card.setAttribute("aria-pressed", card.getAttribute("aria-pressed") === "true" ? "false" : "true");
       updateSelection(hand);
@@ -93,7 +168,7 @@
       }
       return;
     }
-    if (line) line.textContent = card.classList.contains("playable") ? "" : (card.dataset.why || (hand && hand.dataset.why) || "");
+    if (line) line.textContent = card.classList.contains("playable") ? "" : (card.dataset.why || "");
   });
 
   // ------------------------------------------------------------ outgoing messages
@@ -103,6 +178,12 @@
     if (!message) return;
     var el = event.target;
     var table = el && el.closest ? el.closest("#table") : null;
+    // a card plays itself only when the move says it is playable now (not while selecting)
+    var card = el && el.classList && el.classList.contains("cardbtn") ? el : null;
+    if (card && (!card.classList.contains("playable") || card.closest("[data-hand]").dataset.select)) {
+      detail.cancelled = true;
+      return;
+    }
     if (table) {
       // one action per table version: a double click or a second card sends nothing
       if (table.dataset.sent) { detail.cancelled = true; return; }
@@ -115,6 +196,7 @@
     if (table && message.values.v === undefined) message.values.v = parseInt(table.dataset.version || "", 10);
     // Only what the server needs: no form fields that happen to be near the button.
     delete message.values.name;
+    if (card) message.values.action = "play " + card.dataset.code;
     if (el && el.dataset && el.dataset.sendSelection) {
       var hand = document.querySelector("[data-hand]");
       var cards = hand ? selected(hand) : [];
@@ -127,57 +209,11 @@
   });
 
   // ------------------------------------------------------------ pushes
-  // A push carries only the parts of the table that changed (app/web/table/publisher.py), so
-  // what the reader holds elsewhere on the page (focus on a card, a selection, a name being
-  // typed, the open score sheet) stays as it is. Only when its own part is replaced (or the
-  // whole table: a sync after a reconnect) does the page put it back below: focus into the hand
-  // after a move, the previous trick left open, a name half typed.
-  var focusKey = null, focusIndex = -1, openKeeps = {}, lastAnnounce = "", awaitingTable = false;
-  // What is being typed in the table (the name to join with), kept as it is typed. Not a
-  // snapshot taken when a push arrives: htmx swaps a push in and then waits to settle before it
-  // is done, and a key pressed meanwhile lands in the fresh, empty field after the snapshot.
-  var typed = {}, caret = null;
-  document.addEventListener("input", function (event) {
-    var i = event.target;
-    if (!i || !i.id || i.tagName !== "INPUT" || !i.closest || !i.closest("#table")) return;
-    if (i.value) typed[i.id] = i.value; else delete typed[i.id];
-  });
-  // The caret as it is the moment before a swap (same task as the swap: nothing moves it between).
-  document.addEventListener("htmx:before:swap", function () {
-    var a = document.activeElement;
-    caret = a && a.id && typeof a.selectionStart === "number"
-      ? { id: a.id, start: a.selectionStart, end: a.selectionEnd } : null;
-  });
-  function restoreTyped() {
-    var table = document.getElementById("table");
-    if (!table) return;
-    Object.keys(typed).forEach(function (id) {
-      var input = document.getElementById(id);
-      if (!input || !table.contains(input)) { delete typed[id]; return; }
-      if (input.value) return;
-      input.value = typed[id];
-      if (caret && caret.id === id && document.activeElement === input) {
-        try { input.setSelectionRange(caret.start, caret.end); } catch (e) { /* not a text field */ }
-      }
-    });
-  }
-  // Right after the new fragments are in the page, in the same task: no keystroke can land between.
-  document.addEventListener("htmx:before:settle", restoreTyped);
-
-  document.addEventListener("toggle", function (event) {
-    var d = event.target;
-    if (d && d.dataset && d.dataset.keep) openKeeps[d.dataset.keep] = d.open;
-  }, true);
-
-  function keyOf(el) {
-    if (!el || !el.closest || !el.closest("#table")) return null;
-    if (el.dataset.code && el.closest("[data-hand]")) return "card:" + el.dataset.code;
-    if (el.dataset.key) return "key:" + el.dataset.key;
-    var keep = el.closest("[data-keep]");
-    if (keep && el.tagName === "SUMMARY") return "keep:" + keep.dataset.keep;
-    if (el.id) return "id:" + el.id;
-    return "table";
-  }
+  // A push morphs in only the pieces of the table that changed (app/web/table/publisher.py), so
+  // what the reader holds elsewhere on the page (focus on a card, a selection, a name or a chat
+  // line being typed, an open score sheet) stays as it is. One case is left: your own card was
+  // the focused button and it is gone once played; focus goes back into the hand.
+  var focusInHand = false, lastAnnounce = "", awaitingTable = false;
 
   function askForTable(detail, shown) {
     var socket = detail.connection && detail.connection.socket;
@@ -186,55 +222,54 @@
     socket.send(JSON.stringify({ do: "sync", v: isNaN(shown) ? null : shown }));
   }
 
-  // A push of fragments says which table version it starts from ("from") and brings the table
-  // to ("version"): it applies to that table only. A page showing another version missed a push
-  // and asks for the whole table instead.
+  function setAttrs(el, attrs) {
+    Object.keys(attrs || {}).forEach(function (name) {
+      if (attrs[name] === null) el.removeAttribute(name); else el.setAttribute(name, attrs[name]);
+    });
+  }
+
+  // A push of changes says which seq of the table it starts from ("from") and brings it to
+  // ("seq"): it applies to that table only; the seat's own changes ("private") apply at "seq". A
+  // page showing another table missed a push and asks for the whole table instead.
   document.addEventListener("htmx:ws:before:message:incoming", function (event) {
     var detail = event.detail || {};
     if (!detail.message || !detail.waitUntil) return;
-    // the open state and focus as they are now (a "toggle" event fires later, maybe after this swap)
-    all(document, "#table details[data-keep]").forEach(function (d) { openKeeps[d.dataset.keep] = d.open; });
     var a = document.activeElement;
-    focusKey = keyOf(a);
-    var hand = document.querySelector("#table [data-hand]");
-    focusIndex = hand && a ? all(hand, ".cardbtn").indexOf(a) : -1;
+    focusInHand = !!(a && a.closest && a.closest("#table [data-hand]"));
     detail.waitUntil(detail.message.json().then(function (frame) {
       if (!frame) return;
       if (frame.kind === "table") { awaitingTable = false; return; }
-      if (frame.kind !== "fragments") return;
+      if (frame.kind !== "fragments" && frame.kind !== "private") return;
       var table = document.getElementById("table");
-      var shown = table ? parseInt(table.dataset.version || "", 10) : NaN;
-      if (!table || shown !== frame.from) { detail.cancelled = true; askForTable(detail, shown); return; }
-      var attrs = frame.attrs || {};
-      Object.keys(attrs).forEach(function (name) { table.setAttribute(name, attrs[name]); });
-      table.dataset.version = String(frame.version);
-      if (frame.version !== frame.from) {  // a new table version: its actions may be sent
+      var shown = table ? parseInt(table.dataset.seq || "", 10) : NaN;
+      if (!table || shown !== (frame.kind === "fragments" ? frame.from : frame.seq)) {
+        detail.cancelled = true;
+        if (frame.kind === "fragments") askForTable(detail, parseInt(table ? table.dataset.version : "", 10));
+        return;
+      }
+      var version = table.dataset.version;
+      setAttrs(table, frame.attrs);
+      table.dataset.seq = String(frame.seq);
+      if (frame.version !== undefined) table.dataset.version = String(frame.version);
+      if (table.dataset.version !== version) {  // a new table version: its actions may be sent
         delete table.dataset.sent;
         all(table, ".sending").forEach(function (el) { el.classList.remove("sending"); });
       }
     }, function () { /* not JSON: nothing to check */ }));
   });
 
-  function restoreFocus(table) {
-    if (!focusKey) return;
-    var now = document.activeElement;
-    if (now && now !== document.body && document.contains(now)) return;  // its fragment stayed: focus did too
-    var hand = table.querySelector("[data-hand]");
-    var buttons = hand ? all(hand, ".cardbtn") : [];
-    var target = null;
-    if (focusKey.indexOf("card:") === 0) {
-      target = hand && hand.querySelector('.cardbtn[data-code="' + focusKey.slice(5) + '"]');
-      if (!target && buttons.length) target = buttons[Math.min(Math.max(focusIndex, 0), buttons.length - 1)];
-    } else if (focusKey.indexOf("key:") === 0) {
-      target = table.querySelector('[data-key="' + focusKey.slice(4) + '"]');
-    } else if (focusKey.indexOf("keep:") === 0) {
-      target = table.querySelector('[data-keep="' + focusKey.slice(5) + '"] summary');
-    } else if (focusKey.indexOf("id:") === 0) {
-      target = document.getElementById(focusKey.slice(3));
+  // When your turn starts and your hand (or its buttons) is below the fold, bring it up.
+  var wasMyTurn = false;
+  function showHandOnTurn(table) {
+    var mine = table.dataset.myTurn === "true";
+    if (mine && !wasMyTurn) {
+      var wrap = table.querySelector(".handwrap");
+      if (wrap && wrap.getBoundingClientRect().bottom > window.innerHeight) {
+        var still = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+        wrap.scrollIntoView({ block: "end", behavior: still ? "auto" : "smooth" });
+      }
     }
-    // The focused control went away (a button after its action): stay in the hand.
-    if (!target) target = table.querySelector("[data-hand] .cardbtn.playable") || buttons[0] || null;
-    if (target && target.focus) target.focus({ preventScroll: true });
+    wasMyTurn = mine;
   }
 
   // One tab stop for the whole hand (roving tabindex): Tab enters the hand, the arrows move
@@ -250,18 +285,10 @@
     if (card) rove(card.closest("[data-hand]"), card);
   });
 
-  // When your turn starts and your hand (or its buttons) is below the fold, bring it up.
-  var wasMyTurn = false;
-  function showHandOnTurn(table) {
-    var mine = ["play", "select", "exchange", "rassi"].indexOf(table.dataset.mode) >= 0;
-    if (mine && !wasMyTurn) {
-      var wrap = table.querySelector(".handwrap");
-      if (wrap && wrap.getBoundingClientRect().bottom > window.innerHeight) {
-        var still = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
-        wrap.scrollIntoView({ block: "end", behavior: still ? "auto" : "smooth" });
-      }
-    }
-    wasMyTurn = mine;
+  // The status line as this seat reads it (the others' words are hidden)
+  function statusText(table) {
+    var status = table.querySelector("#table-say");
+    return status ? status.innerText.replace(/\s+/g, " ").trim() : "";
   }
 
   function afterPush() {
@@ -270,25 +297,28 @@
     // The seat is no longer this page's (it moved to another device with its rejoin code): the
     // page only watches now, and the code it shows is spent.
     var ownCode = document.querySelector("#rejoin[data-own-code]");
-    if (ownCode && !table.querySelector(".seat.me")) ownCode.remove();
+    if (ownCode && table.dataset.me === "") ownCode.remove();
+    // its own row (the table everyone sees names no viewer)
+    all(table, ".seat.me").forEach(function (row) { if (row.dataset.seat !== table.dataset.me) row.classList.remove("me"); });
+    var own = table.dataset.me ? table.querySelector("#table-seat-" + table.dataset.me) : null;
+    if (own) own.classList.add("me");
+    markHand(table);
     showHandOnTurn(table);
     var hand = table.querySelector("[data-hand]");
     if (hand) rove(hand, null);
-    Object.keys(openKeeps).forEach(function (k) {
-      var d = table.querySelector('[data-keep="' + k + '"]');
-      if (d && d.open !== openKeeps[k]) d.open = openKeeps[k];
-    });
-    restoreTyped();
-    var selecting = table.querySelector("[data-hand][data-select]");
-    if (selecting) updateSelection(selecting);  // a selection made for you (one possible play) can be sent
-    restoreFocus(table);
-    focusKey = null;
-    var say = table.dataset.announce || "";
+    var now = document.activeElement;
+    if (focusInHand && hand && (!now || now === document.body || !document.contains(now))) {
+      var target = hand.querySelector(".cardbtn.playable") || hand.querySelector(".cardbtn");
+      if (target) target.focus({ preventScroll: true });
+    }
+    focusInHand = false;
+    var say = statusText(table);
     if (say && say !== lastAnnounce) {
       lastAnnounce = say;
       var live = document.getElementById("announce");
       if (live) live.textContent = say;
     }
+    startCountdown(table);
     document.documentElement.dataset.version = table.dataset.version || "";
   }
   document.addEventListener("htmx:ws:after:message:incoming", afterPush);
@@ -353,24 +383,27 @@
     if (next) { event.preventDefault(); next.focus(); }
   });
   // ------------------------------------------------------------ turn timer
-  // Each push carries the seconds left for the seat to act; count them down locally. The server
-  // alone decides when time is up (it plays the bot's move and pushes the new table).
-  var countdown = { el: null, end: 0 };
-  function startCountdown() {
-    var el = document.querySelector("[data-countdown]");
-    if (!el) { countdown.el = null; return; }
-    if (el === countdown.el) return;
-    countdown.el = el;
-    countdown.end = Date.now() + 1000 * parseInt(el.dataset.countdown || "0", 10);
+  // Each push carries the seconds left for the seat to act (#table[data-turn-left]); count them
+  // down locally in the clock of the row whose turn it is. The server alone decides when time is
+  // up (it plays the bot's move and pushes the new table).
+  var countdown = { end: 0, key: null };
+  function startCountdown(table) {
+    var left = table.dataset.turnLeft;
+    var key = [table.dataset.version, table.dataset.toAct, left].join(":");  // a new turn, or a new reading
+    if (key === countdown.key) return;
+    countdown.key = key;
+    countdown.end = left === undefined ? 0 : Date.now() + 1000 * parseInt(left || "0", 10);
+    tick();
   }
-  setInterval(function () {
-    startCountdown();
-    var el = countdown.el;
-    if (!el || !el.isConnected) return;
+  function tick() {
+    if (!countdown.end) return;
     var left = Math.max(0, Math.ceil((countdown.end - Date.now()) / 1000));
-    el.textContent = left + " s";
-    el.classList.toggle("short", left <= 10);
-  }, 250);
+    all(document, "#table .tag.clock").forEach(function (el) {
+      el.textContent = left + " s";
+      el.classList.toggle("short", left <= 10);
+    });
+  }
+  setInterval(tick, 250);
 })();
 
 // The live night page polls every 4 s; while an elder is typing in one of its forms, a poll

@@ -66,9 +66,10 @@ def frames_until(ws: Any, text: str) -> str:
         frame = ws.receive_json()
         if frame.get("kind") == "table":
             table = str(frame["content"])
-        elif frame.get("kind") == "fragments":
+        elif frame.get("kind") in ("fragments", "private"):
             if table is None:
-                ws.send_json({"do": "sync"})
+                if frame["kind"] == "fragments":
+                    ws.send_json({"do": "sync"})
                 continue
             table = apply(table, frame)
         if table is not None and text in table:

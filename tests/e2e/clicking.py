@@ -13,11 +13,11 @@ def move(page: Any) -> bool:
     if mode == "play":
         page.locator(".hand button.cardbtn.playable").first.click()
     elif mode == "select":
-        legal = json.loads(page.locator("[data-hand]").get_attribute("data-legal") or "[]")
+        legal = json.loads(page.locator("#table-move").get_attribute("data-legal") or "[]")
         singles = [a for a in legal if len(a.split()) == 2]
         for code in (singles or legal)[0].split()[1:]:
             page.locator(f'.hand .cardbtn[data-code="{code}"][aria-pressed=false]').first.click()
-        page.locator("[data-send-selection]").click()
+        page.locator("[data-send-selection]:visible").click()
     elif mode == "exchange":
         page.locator("[data-key=keep]").click()
     elif mode == "rassi":

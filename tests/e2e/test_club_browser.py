@@ -202,7 +202,7 @@ def play_my_turns(page, *, until: str, limit: float = 240.0) -> None:  # type: i
                 button = buttons.nth(i)
                 if (button.get_attribute("aria-pressed") == "true") != (button.get_attribute("data-code") in wanted):
                     button.click()
-            page.locator("[data-send-selection]").click()
+            page.locator("[data-send-selection]:visible").click()
         else:
             page.wait_for_timeout(50)
             continue

@@ -134,7 +134,7 @@ def move(page) -> None:  # type: ignore[no-untyped-def]
     elif mode == "select":
         if page.locator(".cardbtn[aria-pressed=true]").count() == 0:
             page.locator(".cardbtn.playable").first.click()
-        page.locator("[data-send-selection]").click()
+        page.locator("[data-send-selection]:visible").click()
     elif mode == "exchange":
         page.locator("[data-key=keep]").click()
 

@@ -120,12 +120,13 @@ class Host:
             frame = json.loads(self.ws.recv(timeout=15))
             if frame.get("kind") == "table":
                 content = str(frame["content"])
-            elif frame.get("kind") == "fragments" and self.content:
+            elif frame.get("kind") in ("fragments", "private") and self.content:
                 content = apply(self.content, frame)
             else:
                 continue
-            moved = int(frame["version"]) > self.version
-            self.version, self.content = max(self.version, int(frame["version"])), content
+            version = int(frame.get("version", self.version))
+            moved = version > self.version
+            self.version, self.content = max(self.version, version), content
             if moved:
                 return
 

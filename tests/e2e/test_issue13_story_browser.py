@@ -114,12 +114,12 @@ def play_marked_card(page: Any) -> None:
         page.locator("#table .hand button.cardbtn.playable").first.click()
         return
     assert mode == "select", f"no move offered in mode {mode!r}: {page_state(page)}"
-    legal = json.loads(page.locator("#table [data-hand]").get_attribute("data-legal"))
+    legal = json.loads(page.locator("#table-move").get_attribute("data-legal"))
     for code in legal[0].split()[1:]:
         button = page.locator(f'#table .hand button.cardbtn[data-code="{code}"][aria-pressed=false]').first
         if button.count():
             button.click()
-    page.locator("#table [data-send-selection]").click()
+    page.locator("#table [data-send-selection]:visible").click()
 
 
 def step_of(page: Any) -> int:

@@ -68,7 +68,7 @@ def sent_nothing(page) -> bool:  # type: ignore[no-untyped-def]
 
 
 def legal(page) -> list[str]:  # type: ignore[no-untyped-def]
-    return list(json.loads(page.locator("[data-hand]").get_attribute("data-legal") or "[]"))
+    return list(json.loads(page.locator("#table-move").get_attribute("data-legal") or "[]"))
 
 
 def leading(page) -> bool:  # type: ignore[no-untyped-def]
@@ -93,7 +93,7 @@ def key_to(page, code: str) -> None:  # type: ignore[no-untyped-def]
 def select_and_send(page, cards: list[str]) -> None:  # type: ignore[no-untyped-def]
     for code in cards:
         page.locator(f'.hand .cardbtn[data-code="{code}"][aria-pressed=false]').first.click()
-    button = page.locator("[data-send-selection]")
+    button = page.locator("[data-send-selection]:visible")
     assert button.is_enabled(), f"{button.inner_text()} should be enabled for {cards}"
     before = version(page)
     button.click()
@@ -201,7 +201,7 @@ def test_gurka_is_exchange_and_multi_card_lead(server: str, browser, shots: Path
                 assert "swap" in page.locator(".advice").inner_text()
                 top = hand_codes(page)[-1]
                 page.locator(f'.hand .cardbtn[data-code="{top}"]').click()
-                assert page.locator("[data-send-selection]").inner_text() == "Exchange 1 card"
+                assert page.locator("[data-send-selection]:visible").inner_text() == "Exchange 1 card"
                 page.screenshot(path=str(shots / "presets-is-exchange-phone.png"))
                 select_and_send(page, [])
                 assert top not in hand_codes(page) or mode != "exchange"
@@ -214,7 +214,7 @@ def test_gurka_is_exchange_and_multi_card_lead(server: str, browser, shots: Path
                 for code in cards:
                     key_to(page, code)
                     page.keyboard.press("Space")
-                assert page.locator("[data-send-selection]").inner_text() == f"Play {len(cards)} cards"
+                assert page.locator("[data-send-selection]:visible").inner_text() == f"Play {len(cards)} cards"
                 page.keyboard.press("Tab")
                 assert page.evaluate("document.activeElement.dataset.sendSelection") == "play"
                 page.screenshot(path=str(shots / "presets-is-set-selected-phone.png"))
@@ -250,7 +250,7 @@ def test_vidivellir_pair_and_kill_or_lay_on(server: str, browser, shots: Path) -
                 if mode == "over":
                     break
                 if mode == "exchange" and not exchanged:
-                    limit = int(page.locator("[data-hand]").get_attribute("data-max"))
+                    limit = int(page.locator("#table-move").get_attribute("data-max"))
                     if limit >= 1:
                         top = hand_codes(page)[-1]
                         page.locator(f'.hand .cardbtn[data-code="{top}"]').click()
@@ -269,9 +269,9 @@ def test_vidivellir_pair_and_kill_or_lay_on(server: str, browser, shots: Path) -
                     assert all(len(a.split()) == len(options[0].split()) for a in options)
                     if len(options) == 1:  # only the lowest cards: selected already
                         assert "selected for you" in advice
-                        assert page.locator("[data-send-selection]").is_enabled()
+                        assert page.locator("[data-send-selection]:visible").is_enabled()
                         before = version(page)
-                        page.locator("[data-send-selection]").click()
+                        page.locator("[data-send-selection]:visible").click()
                         wait_after(page, before)
                     else:  # kill or lay on: not the lowest cards of the hand (by rank)
                         assert "killed by a" in advice

@@ -45,13 +45,13 @@ def act(page) -> None:  # type: ignore[no-untyped-def]
         page.locator(".hand button.cardbtn.playable").first.click()
         return
     assert mode == "select", mode
-    legal = json.loads(page.locator("[data-hand]").get_attribute("data-legal"))
+    legal = json.loads(page.locator("#table-move").get_attribute("data-legal"))
     wanted = legal[0].split()[1:]
     for code in wanted:
         button = page.locator(f'.hand button.cardbtn[data-code="{code}"][aria-pressed=false]').first
         if button.count():
             button.click()
-    page.locator("[data-send-selection]").click()
+    page.locator("[data-send-selection]:visible").click()
 
 
 def test_alerts_talk_and_the_replay(server: str, browser, shots: Path) -> None:  # type: ignore[no-untyped-def]

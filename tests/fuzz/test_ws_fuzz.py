@@ -79,7 +79,7 @@ def test_random_frames_are_refused_cleanly_and_leak_nothing(
             got = client.recv()
             hidden = hidden_cards(room, seat)
             assert not leaks(got, hidden), (frame, leaks(got, hidden))
-            if got["kind"] in ("table", "fragments"):
+            if got["kind"] in ("table", "fragments", "private"):
                 assert not foreign_cards(client.table, room.game.view(seat))
             if got["kind"] == "notice" and marker in got["message"]:
                 client.recv_table()

@@ -154,7 +154,7 @@ def test_each_connection_gets_its_tables_and_refusals_in_its_own_language(web: T
     players, langs, room = _four_readers(web)
     to_act = room.game.to_act  # type: ignore[attr-defined]
     for seat, (p, lang) in enumerate(zip(players, langs, strict=True)):
-        content = p.table["content"]
+        content = p.visible
         assert (YOUR_TURN if seat == to_act else WAITING)[lang] in content, (lang, seat)
         for other in langs:
             if other != lang and other != "en":
@@ -179,7 +179,7 @@ def test_each_connection_gets_its_tables_and_refusals_in_its_own_language(web: T
         assert frame["version"] > before
         assert WAITING[lang] in frame["content"] or YOUR_TURN[lang] in frame["content"], lang
     # the cards are named in each reader's words too (the hand's labels for screen readers)
-    danish = players[1].table["content"]
+    danish = players[1].visible
     assert any(f'aria-label="{suit} ' in danish for suit in ("hjerter", "ruder", "klør", "spar"))
     assert not any(f" of {suit}" in danish for suit in ("hearts", "diamonds", "clubs", "spades"))
 
@@ -249,6 +249,7 @@ class Reader:
 
     def __init__(self, seat: int | None, lang: str) -> None:
         self.seat, self.lang = seat, lang
+        self.shown: tuple[int, int | None] | None = None
 
 
 def _every_reader_table(room: object) -> list[tuple[str, int | None, str]]:
@@ -257,7 +258,8 @@ def _every_reader_table(room: object) -> list[tuple[str, int | None, str]]:
     for lang in ("en", "da", "is", "fi"):
         with use_language(lang):
             for seat in (0, 1, 2, None):
-                tables.append((lang, seat, json.loads(room.manager.audience.tables.table_frame(room, Reader(seat, lang)))["content"]))  # type: ignore[attr-defined]
+                (_conn, frame), = room.manager.audience.tables.table_frames(room, [Reader(seat, lang)])  # type: ignore[attr-defined]
+                tables.append((lang, seat, json.loads(frame)["content"]))
     return tables
 
 
@@ -278,7 +280,7 @@ def test_every_phase_of_every_preset_renders_in_every_language(web: TestClient, 
     turns = 0
     while turns < 400:
         frame = me.recv()
-        if frame["kind"] not in ("table", "fragments"):
+        if frame["kind"] not in ("table", "fragments", "private"):
             continue
         frame = me.table  # the whole table the page shows now
         content = frame["content"]

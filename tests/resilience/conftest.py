@@ -46,7 +46,7 @@ HX_VALS = re.compile(r"hx-vals='([^']*)'")
 DATA_LEGAL = re.compile(r"data-legal='([^']*)'")
 DATA_CODE = re.compile(r'data-code="([^"]+)"')
 DATA_CARD = re.compile(r'data-card="([^"]+)"')
-TURN = re.compile(r'id="table-turn-(\d+)"><span class="tag turntag"')  # the seat whose turn it is
+TURN = re.compile(r'<section id="table"[^>]* data-to-act="(\d+)"')  # the seat whose turn it is
 SCORE = re.compile(r'<b>(-?\d+)</b><span class="sr-only"> penalty points')
 
 
@@ -362,13 +362,14 @@ class SeatClient:
                 if frame.get("kind") == "table":
                     self.table = frame
                     self.tables.append(frame)
-                elif frame.get("kind") == "fragments" and self.table is not None:
+                elif frame.get("kind") in ("fragments", "private") and self.table is not None:
                     try:  # as the page does: the changes, or a sync when they start elsewhere
-                        self.table = {"kind": "table", "version": frame["version"],
+                        self.table = {"kind": "table", "version": frame.get("version", self.table["version"]),
                                       "content": apply(str(self.table["content"]), frame)}
                         self.tables.append(self.table)
                     except Stale:
-                        await ws.send(json.dumps({"do": "sync"}))
+                        if frame["kind"] == "fragments":
+                            await ws.send(json.dumps({"do": "sync"}))
                 self._changed.set()
         except ConnectionClosed:
             pass

@@ -47,7 +47,7 @@ def test_the_bot_button_is_pushed_when_the_delay_passes_and_a_non_host_presses_i
     for p in players[:2]:
         update = p.recv()  # presence: Cai is away, and only his row's change is sent
         assert update["kind"] == "fragments" and 'class="dot off" id="dot-2"' in update["content"]
-        assert "Let a bot play for Cai" not in p.table["content"]
+        assert "Let a bot play for Cai" not in p.visible
     advance(client, clock, 59.0)
     assert not room.can_hand_to_bot(2)
     advance(client, clock, 2.0)
@@ -78,8 +78,8 @@ def test_the_host_role_passes_on_when_the_host_leaves_the_waiting_room(
     assert room.host == 1
     catch_up(players[1:], room)
     assert seen(players[1]) == room.version
-    assert '"do": "start"' in players[1].table["content"]  # Bo may start the game now
-    assert '"do": "start"' not in players[2].table["content"]
+    assert '"do": "start"' in players[1].visible  # Bo may start the game now
+    assert '"do": "start"' not in players[2].visible
     # the old host comes back: the role stays where it went
     players[0].connect()
     settle(client)

@@ -132,21 +132,21 @@ def test_spectators_coming_and_going_push_nothing_to_the_players(web: TestClient
     player.recv_table()
     rendered: list[int | None] = []
     publisher = web.app.state.publisher
-    real = publisher.draw
+    real = publisher.private
 
-    def counting(r, seat, public=None):  # type: ignore[no-untyped-def]
+    def counting(r, seat, public):  # type: ignore[no-untyped-def]
         rendered.append(seat)
         return real(r, seat, public)
 
-    publisher.draw = counting
+    publisher.private = counting
     try:
         for _ in range(12):
             spectator = Player(web, slug, None).connect()
             spectator.recv_table()
             spectator.close()
     finally:
-        publisher.draw = real
-    assert 0 not in rendered, "a spectator's arrival re-rendered the player's table"
+        publisher.private = real
+    assert 0 not in rendered, "a spectator's arrival drew the player's own table again"
     assert rendered.count(None) == 12  # each spectator got exactly its own table
 
 

@@ -50,8 +50,8 @@ def test_pushing_tables_for_a_whole_deal_leaves_no_cycles(web: TestClient) -> No
         return played
 
     play(5)  # the setting up (pages, joins, the first tables) is over
-    renders = web.app.state.publisher.drawings  # type: ignore[attr-defined]
+    renders = web.app.state.publisher.drawn  # type: ignore[attr-defined]
     moves, saved_garbage = cycles_after(lambda: play(30))
     kinds = Counter(f"{type(o).__module__}.{type(o).__name__}" for o in saved_garbage)
-    assert moves >= 20 and web.app.state.publisher.drawings >= renders + moves  # type: ignore[attr-defined]
+    assert moves >= 20 and web.app.state.publisher.drawn >= renders + moves  # type: ignore[attr-defined]
     assert len(saved_garbage) < moves, f"{len(saved_garbage)} objects in cycles after {moves} moves: {kinds.most_common(8)}"

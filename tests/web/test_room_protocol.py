@@ -70,8 +70,8 @@ def test_three_seats_play_a_whole_game(web: TestClient) -> None:
         assert moves < 2000
     assert room.status == "over"
     for p in players:
-        assert "Game over" in p.table["content"]
-        assert "Ready for a rematch" in p.table["content"]
+        assert "Game over" in p.visible
+        assert "Ready for a rematch" in p.visible
     ranking = room.game.view(None)["ranking"]
     assert sorted(ranking) == [0, 1, 2]
     # every frame any seat ever received was scanned at the time; spectators see no hands
@@ -85,8 +85,8 @@ def test_three_seats_play_a_whole_game(web: TestClient) -> None:
         while p.recv_table()["version"] < room.version:
             pass
     assert room.status == "over"
-    assert "Ready: Bo." in players[0].table["content"]
-    assert "You are ready for a rematch. Waiting for Anna, Cai." in players[1].table["content"]
+    assert "Ready: Bo." in players[0].visible
+    assert "You are ready for a rematch. Waiting for Anna, Cai." in players[1].visible
     players[1].send(do="rematch", v=players[1].version, aid="rm2")
     assert "said yes already" in refused(players[1])
     for seat in (0, 2):
@@ -172,12 +172,12 @@ def test_reconnect_restores_the_seat_and_the_table(web: TestClient) -> None:
     rng = random.Random(1)
     for _ in range(4):
         play_one(players, room, rng)
-    before = players[1].table["content"]
+    before = players[1].visible
     hand = room.game.view(1)["hand"]
     players[1].close()
     players[0].drain(1), players[2].drain(1)  # presence: Bo went away
     assert 1 not in room.present()
-    assert 'class="dot off"' in players[0].table["content"]
+    assert 'class="dot off"' in players[0].visible
     players[1].frames.clear()
     players[1].connect()
     frame = players[1].recv_table()
@@ -198,7 +198,7 @@ def test_a_player_who_is_not_the_host_hands_an_absent_seat_to_a_bot_and_it_is_ta
     players[2].close()
     players[0].drain(1), players[1].drain(1)
     # the button is offered to everyone seated, not only the host
-    assert "Let a bot play for" in players[1].table["content"]
+    assert "Let a bot play for" in players[1].visible
     watcher = Player(web, slug, None).connect()
     watcher.recv_table()
     watcher.send(do="hand_to_bot", seat=2, v=room.version)
@@ -231,7 +231,7 @@ def test_a_player_who_is_not_the_host_hands_an_absent_seat_to_a_bot_and_it_is_ta
     frame = players[2].recv_table()
     assert "Take my seat back" in frame["content"]
     for p in players[:2]:  # Cai is back (a push of the bot's last move may come first)
-        while 'class="dot on" id="dot-2"' not in p.table["content"]:
+        while 'class="dot on" id="dot-2"' not in p.visible:
             p.recv()
     before = room.version
     players[2].send(do="take_back", v=players[2].version)
@@ -266,9 +266,9 @@ def test_bots_fill_seats_and_play(web: TestClient) -> None:
     while True:
         assert time.time() < deadline
         frame = host.recv()
-        if frame["kind"] not in ("table", "fragments"):
+        if frame["kind"] not in ("table", "fragments", "private"):
             continue
-        if "Game over" in host.table["content"]:
+        if "Game over" in host.visible:
             break
         offered = host.offered_actions()
         if host.version == room.version and offered:

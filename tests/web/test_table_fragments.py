@@ -1,6 +1,7 @@
-"""Only what changed goes on the wire (issue 25): each connection gets its whole table once, then
-only the fragments that changed for it; applied in order they give exactly the table a fresh
-render gives, for every seat and a spectator, through whole games of every preset."""
+"""The table per version (issue 36): each connection gets its whole table once, then a shared frame
+of what changed for everybody (the same bytes for every connection of a language) and a private
+frame of what changed for its seat alone; applied in order they give exactly the table a fresh
+render gives, for every seat and spectators in four languages, through whole games of every preset."""
 
 from __future__ import annotations
 
@@ -16,10 +17,9 @@ from fastapi.testclient import TestClient
 from app.i18n import use_language
 from app.rooms import engine
 from app.rooms.tokens import hash_token
-from tests.web.fragments import Stale, apply, fragments_of
+from tests.web.fragments import Stale, apply, element, pieces_of, read_as
 from tests.web.test_room_protocol import start, three_players
 from tests.web.test_turn_timer import settle
-from tests.web.wsutil import Player
 
 Node = tuple[str, tuple[tuple[str, str], ...], tuple[Any, ...]]
 
@@ -72,6 +72,7 @@ class Viewer:
 
     def __init__(self, seat: int | None, lang: str, token_hash: str | None) -> None:
         self.seat, self.lang, self.token_hash, self.closed = seat, lang, token_hash, False
+        self.shown: tuple[int, int | None] | None = None
         self.frames: list[str] = []
 
     def offer(self, frame: str, *, whole: bool = False, part: bool = False) -> bool:
@@ -89,7 +90,7 @@ def fresh(web: TestClient, room: Any, viewer: Viewer) -> str:
     """The whole table `viewer`'s seat and language gets now, drawn from scratch (as the room page
     draws it: nothing reused from what was rendered before)."""
     with use_language(viewer.lang):
-        return str(web.app.state.publisher.page_table(room, viewer.seat)[1])  # type: ignore[attr-defined]
+        return str(web.app.state.publisher.page_table(room, viewer.seat))  # type: ignore[attr-defined]
 
 
 NAMES = ("Ann <script>alert(1)</script>", 'Bo "B" \\o/', "Cai & Dóra's")
@@ -105,7 +106,7 @@ def test_each_connections_pushes_give_the_table_a_fresh_render_gives(web: TestCl
         # two seats and a spectator share a language (what they see alike is rendered once for
         # them), two others have their own
         viewers = [Viewer(i, ("en", "da", "en")[i], hash_token(t)) for i, t in enumerate(tokens)]
-        viewers += [Viewer(None, "en", None), Viewer(None, "fi", None)]
+        viewers += [Viewer(None, "en", None), Viewer(None, "fi", None), Viewer(None, "is", None)]
         for v in viewers:
             room.attach(v)
         shown = {id(v): "" for v in viewers}
@@ -117,7 +118,7 @@ def test_each_connections_pushes_give_the_table_a_fresh_render_gives(web: TestCl
                     frame = json.loads(raw)
                     if frame["kind"] == "table":
                         shown[id(v)] = frame["content"]
-                    elif frame["kind"] == "fragments":
+                    elif frame["kind"] in ("fragments", "private"):
                         seen["pushes"] += 1
                         seen["fragments"] += frame["content"].count("<hx-partial")
                         shown[id(v)] = apply(shown[id(v)], frame)
@@ -149,29 +150,70 @@ def test_each_connections_pushes_give_the_table_a_fresh_render_gives(web: TestCl
     # a whole game is many steps (the shortest seen: 43 steps, 172 checks; the deals are shuffled
     # anew each run), each checked for every viewer
     assert seen["pushes"] > 50 and seen["checks"] > 100
-    # a push sends a few fragments, not the whole table (ten of them)
-    assert seen["fragments"] < 6 * seen["pushes"], seen
+    # a push sends a few pieces, not the whole table
+    assert seen["fragments"] < 4 * seen["pushes"], seen
 
 
-def test_a_push_sends_only_the_fragments_that_changed_and_the_same_bytes_to_the_same_viewers(web: TestClient) -> None:
-    _slug, room, players = three_players(web, target="12")
-    start(players, room)
-    watchers = [Player(web, room.slug, None).connect() for _ in range(2)]
-    for w in watchers:
-        w.recv_table()
-    seat = room.game.to_act
-    before = room.version
-    players[seat].send(do="act", action=room.game.view(seat)["legal"][0], v=before, aid="one")
-    settle(web)
-    frames = [w.recv() for w in watchers]
-    assert frames[0] == frames[1] and frames[0]["kind"] == "fragments"
-    assert frames[0]["from"] == before and frames[0]["version"] == room.version
-    assert "table-felt" in frames[0]["content"] and "table-hand" not in frames[0]["content"]
-    assert "<section" not in frames[0]["content"]  # never the whole table
-    for p in players:
-        frame = p.recv()
-        assert frame["kind"] == "fragments" and 'id="table-club"' not in frame["content"]
-        assert fragments_of(p.table["content"]).keys() == fragments_of(watchers[0].table["content"]).keys()
+def hand_codes(room: Any) -> set[str]:
+    """Every card in any hand now."""
+    return {c for seat in range(len(room.seats)) for c in room.game.seat_view(seat)["hand"]}
+
+
+def test_one_shared_frame_per_language_the_same_bytes_for_all_and_no_hand_in_it(web: TestClient) -> None:
+    """Every connection of a language at the same seq is offered the identical shared frame,
+    whatever its seat; a seat's own changes come in a private frame of its own, and no shared
+    frame holds a hand, a legal move or a viewer's own advice."""
+    manager = web.app.state.rooms  # type: ignore[attr-defined]
+
+    async def play() -> int:
+        room, token = await manager.create_room(preset="gurka-night", options={}, seats=3, host_name="Ann")
+        tokens = [token] + [(await room.join(name))[1] for name in ("Bo", "Cai")]
+        viewers = [Viewer(i, "en", hash_token(t)) for i, t in enumerate(tokens)]
+        viewers += [Viewer(None, "en", None), Viewer(None, "da", None), Viewer(1, "da", hash_token(tokens[1]))]
+        for v in viewers:
+            room.attach(v)
+        await room.start(0, dealer=0)
+        rng = random.Random(2)
+        checked = 0
+        while room.game is not None and not room.game.over and checked < 60:
+            for v in viewers:
+                v.frames.clear()
+            g = room.game
+            if g.to_act is None:
+                await room.deal_next(room.version, by=0)
+                continue
+            mover = g.to_act
+            await room.act(mover, rng.choice([str(a) for a in g.legal_actions()]), room.version)
+            # the cards in hands now that the table shows nobody (a card of a past deal, a penalty
+            # card, may be in a hand again)
+            shown = set(re.findall(r'data-card="([^"]+)"', fresh(web, room, Viewer(None, "en", None))))
+            still = hand_codes(room) - shown
+            shared: dict[str, set[str]] = {}
+            for v in viewers:
+                frames = [json.loads(f) for f in v.frames]
+                kinds = [f["kind"] for f in frames]
+                assert kinds[:1] == ["fragments"] and kinds.count("fragments") == 1, kinds
+                shared.setdefault(v.lang, set()).add(v.frames[0])
+                content = frames[0]["content"]
+                assert "table-hand" not in content and "table-move" not in content and "data-legal" not in content
+                assert 'id="card-' not in content and "data-hand" not in content
+                for code in still:  # no card hidden in a hand is named by the table everyone sees
+                    assert f'data-card="{code}"' not in content, code
+                for f in frames[1:]:  # the seat's own: only its own cards
+                    assert f["kind"] == "private" and f["seq"] == frames[0]["seq"]
+                    others = still - set(room.game.seat_view(v.seat)["hand"] if v.seat is not None else ())
+                    for code in others:
+                        assert f'data-card="{code}"' not in f["content"], (v.seat, code)
+            assert all(len(texts) == 1 for texts in shared.values()), "one frame per language"
+            assert len(shared) == 2
+            mover_frames = [json.loads(f) for f in viewers[mover].frames]
+            assert any(f["kind"] == "private" for f in mover_frames), "the mover's own hand changed"
+            checked += 1
+        for v in viewers:
+            room.detach(v)  # type: ignore[arg-type]
+        return checked
+
+    assert web.portal.call(play) >= 20  # type: ignore[attr-defined]
 
 
 def test_a_seat_coming_and_going_sends_the_others_only_its_row_changes(web: TestClient) -> None:
@@ -182,12 +224,13 @@ def test_a_seat_coming_and_going_sends_the_others_only_its_row_changes(web: Test
     settle(web)
     for p in players[:2]:
         update = p.recv()
-        assert update["kind"] == "fragments" and update["from"] == update["version"] == version
+        assert update["kind"] == "fragments" and update["version"] == version
         assert 'class="dot off" id="dot-2"' in update["content"] and "data-hand" not in update["content"]
+        assert "private" not in update  # nothing of anybody's own changed
         assert 'class="dot off" id="dot-2"' in p.table["content"]
 
 
-def test_changes_that_do_not_start_from_the_shown_version_do_not_apply(web: TestClient) -> None:
+def test_changes_that_do_not_start_from_the_shown_table_do_not_apply(web: TestClient) -> None:
     _slug, room, players = three_players(web, target="12")
     start(players, room)
     bo = players[1]
@@ -206,8 +249,11 @@ def test_changes_that_do_not_start_from_the_shown_version_do_not_apply(web: Test
     assert bo.recv()["kind"] == "table" and bo.version == room.version  # it asks for the whole table
 
 
-@pytest.mark.parametrize("fragment", ["seats", "status", "result", "felt", "sheet", "over"])
-def test_names_with_markup_quotes_and_backslashes_are_text_in_every_fragment(web: TestClient, fragment: str) -> None:
+PIECES = ["table-say", "table-result", "table-seats", "table-felt", "table-sheet", "table-over", "table-lead"]
+
+
+@pytest.mark.parametrize("piece", PIECES)
+def test_names_with_markup_quotes_and_backslashes_are_text_in_every_piece(web: TestClient, piece: str) -> None:
     manager = web.app.state.rooms  # type: ignore[attr-defined]
 
     async def play() -> tuple[list[tuple[int | None, str]], list[str]]:
@@ -218,7 +264,11 @@ def test_names_with_markup_quotes_and_backslashes_are_text_in_every_fragment(web
         htmls: list[tuple[int | None, str]] = []
 
         def keep() -> None:
-            htmls.extend((v.seat, fragments_of(fresh(web, room, v))[f"table-{fragment}"]) for v in viewers)
+            for v in viewers:
+                table = fresh(web, room, v)
+                if f'id="{piece}"' in table:
+                    start_, _inner, end = element(table, piece)
+                    htmls.append((v.seat, table[start_:end]))
 
         keep()
         await room.start(0, dealer=0)
@@ -235,14 +285,14 @@ def test_names_with_markup_quotes_and_backslashes_are_text_in_every_fragment(web
     htmls, names = web.portal.call(play)  # type: ignore[attr-defined]
     assert any("<" in n for n in names) and any('"' in n for n in names) and any("\\" in n for n in names)
     named = [h for _seat, h in htmls if "Ann" in h or "Bo" in h or "Cai" in h]
-    assert named, f"the {fragment} fragment names a player at some point"
-    for seat, html in htmls:
+    assert named, f"the {piece} piece names a player at some point"
+    for _seat, html in htmls:
         assert "<script" not in html and 'Bo "B"' not in html
         texts = json.dumps(tree(html), ensure_ascii=False)
-        for i, name in enumerate(names):
+        for name in names:
             first = name.split()[0]
-            if i != seat and (f">{first}" in html or f"> {first}" in html or f"\n{first}" in html):  # shown
-                assert json.dumps(" ".join(name.split()), ensure_ascii=False)[1:-1] in texts, (seat, name)
+            if f">{first}" in html or f"> {first}" in html or f"\n{first}" in html:  # shown
+                assert json.dumps(" ".join(name.split()), ensure_ascii=False)[1:-1] in texts, name
 
 
 def test_talk_with_markup_quotes_and_backslashes_is_text(web: TestClient) -> None:
@@ -261,71 +311,88 @@ def partials(frames: list[str]) -> list[tuple[str, str]]:
     found: list[tuple[str, str]] = []
     for raw in frames:
         frame = json.loads(raw)
-        if frame["kind"] == "fragments":
-            found += re.findall(r'<hx-partial hx-target="#([a-z0-9-]+)" hx-swap="([a-zA-Z]+)">', frame["content"])
+        if frame["kind"] in ("fragments", "private"):
+            found += [(target, swap) for target, swap, _html in pieces_of(frame["content"])]
     return found
 
 
-def test_a_play_inside_a_trick_adds_itself_and_a_deal_adds_a_row(web: TestClient) -> None:
-    """Parts inside parts: the second card of a trick is added at the end of the trick's plays
-    (the felt is not sent again), a finished deal adds its row to the score sheet (the sheet's
-    <details>, open or not, stays), and a card played changes the mover's count and the turn
-    markers, not the seats' rows."""
+def test_a_play_adds_itself_a_deal_adds_a_row_and_a_card_played_is_taken_away(web: TestClient) -> None:
+    """Lists as keyed items: the next card of a trick is added at the end of the trick's plays (the
+    felt is not sent again), a finished deal adds its row to the score sheet (the sheet's
+    <details>, open or not, stays), the card played leaves its player's hand alone, and a card
+    played changes the mover's count, not the seats' rows; whose turn it is, the section says."""
     manager = web.app.state.rooms  # type: ignore[attr-defined]
 
     async def play() -> None:
         room, token = await manager.create_room(preset="gurka-night", options={}, seats=3, host_name="Ann")
         tokens = [token] + [(await room.join(name))[1] for name in ("Bo", "Cai")]
-        viewer = Viewer(0, "en", hash_token(tokens[0]))
-        room.attach(viewer)
+        viewers = [Viewer(i, "en", hash_token(t)) for i, t in enumerate(tokens)]
+        for v in viewers:
+            room.attach(v)
         await room.start(0, dealer=0)
         rng = random.Random(5)
         inside_trick = deals_added = 0
         while room.game is not None and not room.game.over and deals_added < 2:
             g = room.game
-            viewer.frames.clear()
+            for v in viewers:
+                v.frames.clear()
             if g.to_act is None:
                 await room.deal_next(room.version, by=0)
                 continue
+            mover = g.to_act
             plays_before = len((g.view(None).get("trick") or {}).get("plays") or [])
             deals_before = len(g.deal_log)
-            await room.act(g.to_act, rng.choice([str(a) for a in g.legal_actions()]), room.version)
-            sent = partials(viewer.frames)
+            hand_before = list(g.seat_view(mover)["hand"])
+            action = rng.choice([str(a) for a in g.legal_actions()])
+            await room.act(mover, action, room.version)
+            sent = partials(viewers[0].frames)
             targets = [target for target, _swap in sent]
             if plays_before and room.game.view(None)["trick"] and room.game.view(None)["trick"]["plays"]:
                 assert ("table-plays", "beforeend") in sent and "table-felt" not in targets, sent
                 assert not any(t.startswith("table-seat-") for t in targets), sent  # the rows stay
-                assert any(t.startswith("table-count-") for t in targets), sent
+                assert f"table-count-{mover}" in targets, sent
+                own = partials(viewers[mover].frames)
+                played = action.split()[1:]
+                if len(hand_before) > len(played):
+                    assert [t for t, swap in own if swap == "delete"] == [
+                        f"card-{c.lower()}" for c in played], own  # (one deck: one copy of each)
                 inside_trick += 1
             if len(room.game.deal_log) > deals_before and deals_before:
                 assert ("table-sheetrows", "beforeend") in sent and "table-sheetsum" in targets, sent
                 assert "table-sheet" not in targets, sent
                 deals_added += 1
         assert inside_trick > 5 and deals_added >= 1, (inside_trick, deals_added)
-        # most blocks of each push were rendered before (a row, a turn marker, the score sheet)
-        parts = web.app.state.publisher.parts(room)  # type: ignore[attr-defined]
-        assert parts.found > 2 * parts.rendered, (parts.found, parts.rendered)
-        room.detach(viewer)  # type: ignore[arg-type]
+        for v in viewers:
+            room.detach(v)  # type: ignore[arg-type]
 
     web.portal.call(play)  # type: ignore[attr-defined]
 
 
-def test_a_visitor_typing_a_name_keeps_the_form_while_seats_fill(web: TestClient) -> None:
-    """In the waiting room the count of seats taken changes as players come; the join form a
-    visitor is typing in is a part of its own, never sent again."""
+def test_each_seat_reads_you_on_its_own_row_only_and_the_host_its_own_buttons(web: TestClient) -> None:
+    """The public table is the same for every viewer; what each one reads of it (the CSS rules of
+    "each viewer's own words", as tests/web/fragments.py reads them) is its own: "you" on its own
+    row, "Your turn" for the seat whose turn it is, the host's buttons for the host."""
     manager = web.app.state.rooms  # type: ignore[attr-defined]
 
-    async def fill() -> None:
-        room, _token = await manager.create_room(preset="gurka-night", options={}, seats=4, host_name="Ann")
-        visitor = Viewer(None, "da", None)
-        room.attach(visitor)
-        assert 'id="table-join"' in fresh(web, room, visitor)
-        visitor.frames.clear()
-        await room.join("Bo")
-        await room.add_bot(0)
-        sent = [target for target, _swap in partials(visitor.frames)]
-        assert sent.count("table-seatcount") == 2, sent
-        assert "table-join" not in sent and "table-lobbypanel" not in sent and "table-lobby" not in sent, sent
-        room.detach(visitor)  # type: ignore[arg-type]
-
-    web.portal.call(fill)  # type: ignore[attr-defined]
+    async def play() -> None:
+        room, token = await manager.create_room(preset="gurka-night", options={}, seats=3, host_name="Ann")
+        tokens = [token] + [(await room.join(name))[1] for name in ("Bo", "Cai")]
+        lobby = {seat: fresh(web, room, Viewer(seat, "en", None)) for seat in (0, 1, None)}
+        assert "Start the game" in read_as(lobby[0]) and "Start the game" not in read_as(lobby[1])
+        assert "You are seated" in read_as(lobby[1]) and "You are seated" not in read_as(lobby[0])
+        assert "The table is full: you are watching." in read_as(lobby[None])
+        assert "Remove" in read_as(lobby[0]) and "Remove" not in read_as(lobby[1])
+        await room.start(0, dealer=0)
+        to_act = room.game.to_act
+        for seat in (0, 1, 2, None):
+            table = fresh(web, room, Viewer(seat, "en", hash_token(tokens[seat]) if seat is not None else None))
+            said = read_as(table)
+            rows = {i: read_as(table[element(table, f"table-seat-{i}")[0]:element(table, f"table-seat-{i}")[2]],
+                               data_me="" if seat is None else str(seat), data_role="x", data_to_act=str(to_act)) for i in range(3)}
+            for i, row in rows.items():
+                assert ("YOU" in row.upper().split()) == (i == seat), (seat, i, row)
+            if seat == to_act:
+                assert "Your turn" in said
+            else:
+                assert "Your turn" not in said and f"Waiting for {('Ann', 'Bo', 'Cai')[to_act]}." in said
+    web.portal.call(play)  # type: ignore[attr-defined]

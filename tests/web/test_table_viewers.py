@@ -12,6 +12,7 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 from app.i18n import _, use_language
+from tests.web.fragments import visible_as
 from tests.web.test_room_protocol import start, three_players
 from tests.web.test_turn_timer import settle
 
@@ -23,14 +24,19 @@ class Viewer:
 
     def __init__(self, seat: int | None, lang: str) -> None:
         self.seat, self.lang = seat, lang
+        self.shown: tuple[int, int | None] | None = None
 
 
 def table(room: Any, seat: int | None, lang: str = "en") -> str:
-    return str(json.loads(room.manager.audience.tables.table_frame(room, Viewer(seat, lang)))["content"])
+    """The whole table as `seat`'s page shows it (what is for other viewers left out)."""
+    (_conn, frame), = room.manager.audience.tables.table_frames(room, [Viewer(seat, lang)])
+    return visible_as(str(json.loads(frame)["content"]))
 
 
 def own_rows(html: str) -> list[str]:
-    return re.findall(r'<li class="seat[^"]*\bme\b[^"]*"[^>]* data-seat="(\d+)"', html)
+    """The rows that read "you" (as the page shows the table)."""
+    return [m.group(1) for m in re.finditer(r'<li class="seat[^"]*"[^>]* data-seat="(\d+)"', html)
+            if 'class="tag you"' in html[m.end():html.find("</li>", m.end())]]
 
 
 def play(players: list[Any], room: Any, rng: random.Random) -> None:

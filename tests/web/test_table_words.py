@@ -16,7 +16,9 @@ from app.i18n import use_language
 from app.i18n.jinja import install as install_languages
 from app.web.shared.templating import make_templates
 from app.web.state import TEMPLATES_DIR
-from app.web.table.render import TABLE, _final_rows, render_block, setup_templates
+from app.web.table.model import Piece, final_rows
+from app.web.table.render import Drawer, setup_templates
+from tests.web.fragments import read_as
 from tests.web.wsutil import Player, create_room
 
 NAMES = ["Anna", "Bo", "Cai"]
@@ -25,16 +27,18 @@ LAST_DEAL = {"deal_no": 5, "losers": [0], "cards": ["AC"], "points": [14], "mult
 
 
 def deal_result(view: dict[str, Any], me: int | None) -> str:
-    """The table's fragment with the last deal's result, as the viewer at seat `me` reads it."""
+    """The table's piece with the last deal's result (the same for every viewer), as the viewer at
+    seat `me` reads it."""
     templates = make_templates(TEMPLATES_DIR)
     install_languages(templates.env)
     setup_templates(templates)
-    return render_block(templates, TABLE, "result", {"last_deal": view["last_deal"], "target": view["target"],
-                                                      "names": NAMES, "me": me, "result_old": False})
+    piece = Piece("result", (view["last_deal"], tuple(NAMES), view["target"]))
+    return read_as(Drawer(templates).piece({"table-result": piece}, "table-result"),
+                   data_me="" if me is None else str(me))
 
 
-def words(html: str) -> str:
-    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)).strip()
+def words(said: str) -> str:
+    return re.sub(r"\s+", " ", said).strip()
 
 
 @pytest.mark.parametrize(("lang", "mine", "others"), [
@@ -57,7 +61,7 @@ def test_a_deal_result_says_you_to_its_own_player(lang: str, mine: str, others: 
 def rows(ranking: list[int], scores: list[int], out_in: dict[int, int], *, by_going_out: bool = True) -> list[Any]:
     view = {"ranking": ranking, "scores": scores, "out": list(out_in)}
     return [(r["name"], r["place"], r["out_deal"], r["shared"])
-            for r in _final_rows(view, ["A", "B", "C", "D"], None, out_in, by_going_out)]
+            for r in final_rows(view, ["A", "B", "C", "D"], out_in, by_going_out)]
 
 
 def test_the_final_list_follows_the_order_of_going_out() -> None:
@@ -85,9 +89,9 @@ def test_the_game_over_panel_says_who_went_out_when_and_why(web: TestClient) -> 
         if room.status == "playing" and room.game.to_act == 0:
             anna.send(do="act", action=rng.choice([str(a) for a in room.game.legal_actions()]), v=room.version)
         anna.recv()
-    while anna.table["version"] != room.version or "gameover" not in anna.table["content"]:
+    while anna.table["version"] != room.version or "gameover" not in anna.visible:
         anna.recv()
-    panel = anna.table["content"].split('class="panel gameover"', 1)[1]
+    panel = anna.visible.split('class="panel gameover"', 1)[1]
     g = room.game
     out_in = {seat: d.deal_no for d in g.deal_log for seat in d.went_out}
     names = [room.seats[s].name.removesuffix(" (bot)") for s in g.ranking]

@@ -107,14 +107,14 @@ def test_time_runs_out_a_bot_moves_once_then_keeps_the_seat_after_two(
     slow = room.game.to_act
     name = room.seats[slow].name
     for p in players:  # everybody sees the countdown on the seat to act
-        assert 'data-countdown="10"' in p.table["content"]
+        assert 'data-turn-left="10"' in p.table["content"] and 'class="tag clock"' in p.visible
     version = room.version
     advance(timed, clock, 9.5)
     assert room.version == version  # not yet
     advance(timed, clock, 1.0)
     assert room.version > version
     catch_up(players, room)
-    assert "Time: a bot played" in players[0].table["content"] and f"for {name}." in players[0].table["content"]
+    assert "Time: a bot played" in players[0].visible and f"for {name}." in players[0].visible
     assert not room.seats[slow].bot_controlled  # one timeout: the seat stays human
     assert len(timeout_events(room.manager.db, room.id)) == 1
 
@@ -222,7 +222,7 @@ def test_the_time_note_is_news_until_that_seat_moves_again_or_the_next_deal(db_u
 
             def note_shown() -> bool:
                 catch_up(players, room)
-                return all("Time: a bot" in p.table["content"] for p in players)
+                return all("Time: a bot" in p.visible for p in players)
 
             def move(seat: int) -> None:
                 before = room.version

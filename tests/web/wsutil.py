@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import html
 import json
@@ -9,12 +10,14 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+import anyio
 from fastapi.testclient import TestClient
 
 from app.web.shared.security import seat_cookie_name
-from tests.web.fragments import apply
+from tests.web.fragments import apply, visible_as
 
 HX_VALS = re.compile(r"hx-vals='([^']*)'")
+DATA_LEGAL = re.compile(r"id=\"table-move\" data-legal='([^']*)'")
 CODE = re.compile(r"(?<![A-Za-z0-9])([2-9TJQKA][CDHS]|X[12])(?![A-Za-z0-9])")
 RANKS = {"2": "2", "3": "3", "4": "4", "5": "5", "6": "6", "7": "7", "8": "8", "9": "9", "T": "10",
          "J": "jack", "Q": "queen", "K": "king", "A": "ace"}
@@ -72,6 +75,7 @@ class Player:
     ws: Any = None
     _cm: Any = None
     shown: dict[str, Any] | None = None  # the whole table the page shows (table frames and changes applied)
+    _waiting: list[dict[str, Any]] = field(default_factory=list)  # read ahead, not yet taken by recv()
 
     def connect(self, headers: dict[str, str] | None = None) -> Player:
         hdrs = dict(headers or {})
@@ -90,21 +94,47 @@ class Player:
             with contextlib.suppress(Exception):  # already closed by the server
                 cm.__exit__(None, None, None)
 
-    def recv(self) -> dict[str, Any]:
-        frame = json.loads(self.ws.receive_text())
+    def _next(self) -> dict[str, Any]:
+        frame = self._waiting.pop(0) if self._waiting else json.loads(self.ws.receive_text())
         self.frames.append(frame)
         if frame["kind"] == "table":
             self.shown = frame
-        elif frame["kind"] == "fragments":
-            assert self.shown is not None, "fragments before any table"
-            self.shown = {"kind": "table", "version": frame["version"],
+        elif frame["kind"] in ("fragments", "private"):
+            assert self.shown is not None, "changes before any table"
+            self.shown = {"kind": "table", "version": frame.get("version", self.shown["version"]),
                           "content": apply(self.shown["content"], frame)}
+        return frame
+
+    def _waiting_frame(self) -> dict[str, Any] | None:
+        """The frame the server sent next, if it is there already (after a few turns of its loop)."""
+        if self._waiting:
+            return self._waiting[0]
+        for _ in range(4):
+            try:
+                message = self.client.portal.call(self.ws._send_rx.receive_nowait)  # type: ignore[union-attr]
+            except anyio.WouldBlock:
+                self.client.portal.call(asyncio.sleep, 0)  # type: ignore[union-attr]
+                continue
+            self.ws._raise_on_close(message)  # type: ignore[union-attr]
+            self._waiting.append(json.loads(message["text"]))
+            return self._waiting[0]
+        return None
+
+    def recv(self) -> dict[str, Any]:
+        """The next frame; a change of the table together with the seat's own change that comes
+        right after it (its content then holds both, its "private" the seat's own frame)."""
+        frame = self._next()
+        if frame["kind"] == "fragments":
+            following = self._waiting_frame()
+            if following is not None and following["kind"] == "private" and following["seq"] == frame["seq"]:
+                own = self._next()
+                frame = {**frame, "content": frame["content"] + own["content"], "private": own}
         return frame
 
     def recv_table(self) -> dict[str, Any]:
         """The next table frame, or changes to the table: the whole table it shows then."""
         frame = self.recv()
-        assert frame["kind"] in ("table", "fragments"), frame
+        assert frame["kind"] in ("table", "fragments", "private"), frame
         return self.table
 
     def drain(self, n: int) -> list[dict[str, Any]]:
@@ -122,12 +152,20 @@ class Player:
     def version(self) -> int:
         return int(self.table["version"])
 
+    @property
+    def visible(self) -> str:
+        """The table as this page shows it (what is for other viewers left out)."""
+        return visible_as(self.table["content"])
+
     def offered(self) -> list[dict[str, Any]]:
-        """Every hx-vals payload in the last table (what the page lets this seat send)."""
-        return [json.loads(html.unescape(v)) for v in HX_VALS.findall(self.table["content"])]
+        """Every hx-vals payload in the last table that the page shows (what it lets this seat send)."""
+        return [json.loads(html.unescape(v)) for v in HX_VALS.findall(self.visible)]
 
     def offered_actions(self) -> list[str]:
-        return [v["action"] for v in self.offered() if v.get("do") == "act" and "action" in v]
+        """The moves the seat's page offers now: its move's `data-legal` (each card button plays
+        itself when that lists it; rassi's and the exchange's buttons say their own)."""
+        found = DATA_LEGAL.search(self.table["content"])
+        return [str(a) for a in json.loads(html.unescape(found.group(1)))] if found else []
 
 
 def hidden_cards(room: Any, seat: int | None) -> set[str]:

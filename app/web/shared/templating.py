@@ -1,7 +1,7 @@
 """The app's Jinja environment: Jinja's own, with a faster `obj.name` on plain dicts.
 
 Jinja reads `s.name` as `getattr(s, "name")` first and `s["name"]` only after that raised
-AttributeError; the table model is made of dicts (and `Frozen` ones), so every such read in a table (dozens per
+AttributeError; the table model is made of dicts, so every such read in a table (dozens per
 seat, rendered per seat on every push) raised and caught an exception. Here a plain dict's key
 is read directly, unless the name is one of dict's own attributes (`d.items` stays the method,
 as in Jinja), and everything else goes the usual way: the same results, without the exception.
@@ -15,15 +15,13 @@ from typing import Any
 import jinja2
 from fastapi.templating import Jinja2Templates
 
-from app.web.shared.frozen import Frozen
-
 _DICT_ATTRIBUTES = frozenset(dir(dict))
 _MISSING = object()
 
 
 class AppEnvironment(jinja2.Environment):
     def getattr(self, obj: Any, attribute: str) -> Any:
-        if (type(obj) is dict or type(obj) is Frozen) and attribute not in _DICT_ATTRIBUTES:
+        if type(obj) is dict and attribute not in _DICT_ATTRIBUTES:
             found = obj.get(attribute, _MISSING)
             if found is not _MISSING:
                 return found

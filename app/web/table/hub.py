@@ -57,6 +57,7 @@ class Connection:
         self.token_hash = token_hash  # who this is; the room maps it to a seat (None: spectator)
         self.lang = lang  # the reader's language: every frame for this connection is said in it
         self.seat: int | None = None
+        self.shown: tuple[int, int | None] | None = None  # the table's seq and seat it was last shown
         self._send = send
         self._close = close
         self.queue: deque[tuple[str, bool]] = deque()  # (frame, whether a whole frame supersedes it)

@@ -1,253 +1,326 @@
-"""A room's table on the wire: the whole table for a connection that has none, else only the
-parts that changed for it.
+"""A room's news on the wire: its table per version, and its notices, talk and reactions.
 
-The table is the fragment blocks of templates/table/table.html (`FRAGMENTS`), each made of parts
-(`app.web.table.parts`), drawn for a seat from its table model. A connection remembers what it
-was last sent: the table version, the section's attributes, and per part the hash of what the
-part shows itself (its HTML with the parts inside it as place holders) and the parts right
-inside it. Frames (JSON text; the README, "The table on the wire"):
+The table is data (app/web/table/model.py): pieces, each one element with an id, drawn by a
+macro of templates/table/table.html from plain data. A room's `TableLog` keeps the pieces it
+last showed: the public ones (the same for every viewer) and each seat's own, and a sequence
+number `seq` that moves on whenever the public table does. On every change of the room:
 
-- `{"kind": "table", "version": v, "content": "<section id=\\"table\\" ...>", "target": "#table",
-  "swap": "outerHTML"}`: the whole table (the first frame, the answer to a sync, after a refusal);
-- `{"kind": "fragments", "version": v, "from": u, "content": "<hx-partial ...>...", "swap": "none"}`
-  and `"attrs"`, the section's attributes that changed (never its version): htmx partials that
-  replace a part (`hx-swap="outerHTML"`, the part's element with its id) or add parts at the end
-  of one (`hx-swap="beforeend"`), bringing a page at version `u` to `v`. A page that shows
-  another version than `u` asks for a sync instead.
+- the public pieces that changed are found once, by `==` on their data (`changes`), drawn once
+  per language present in the room, and offered as one shared frame, the same bytes, to every
+  connection of that language at the previous `seq`;
+- each seat whose own pieces changed (usually the mover and the next player) is offered a small
+  private frame, drawn for it alone;
+- any other connection (one that is new, was at another `seq`, or changed seat) gets the whole
+  table.
 
-A push draws each seat's table once per language (a spectator's once for all spectators); a
-part every viewer sees alike is rendered once (`Parts`), and a partial that is the same text for
-several connections is escaped for JSON once and sent as the same bytes.
+A connection keeps only which `seq` and seat it was last shown (`Connection.shown`).
+
+Frames (JSON text; the README, "The table on the wire"):
+
+- `{"kind": "table", "version": v, "seq": n, "content": "<section id=\\"table\\" ...>",
+  "target": "#table", "swap": "outerMorph"}`: the whole table;
+- `{"kind": "fragments", "version": v, "seq": n, "from": n-1, "attrs": {...}, "content":
+  "<hx-partial ...>...", "swap": "none"}`: the public pieces that changed, as htmx partials
+  (`outerMorph`: replace a piece, keeping what the page holds in it; `beforeend`: pieces added
+  at the end of a list; `delete`), and the section's attributes that changed;
+- `{"kind": "private", "seq": n, "attrs": {...}, "content": "...", "swap": "none"}`: the same for
+  the seat's own pieces, at `seq` n (after that `seq`'s shared frame, if any);
+- `{"kind": "notice", ...}`, `{"kind": "chat", ...}`, `{"kind": "chatform", ...}`,
+  `{"kind": "reaction", ...}`: see `RoomFrames`.
 """
 
 from __future__ import annotations
 
 import json
-import re
 import weakref
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
-from json.encoder import encode_basestring_ascii
-from typing import Any
+from typing import Any, cast
 
 from fastapi.templating import Jinja2Templates
 from markupsafe import Markup
 
-from app.i18n import use_language
+from app.i18n import say, use_language
+from app.rooms.chat import ChatLine
+from app.rooms.news import News, NewsKind, Notice, Reaction
 from app.rooms.room import LiveRoom
+from app.web.table import talk
 from app.web.table.hub import Connection
-from app.web.table.look import look_of
-from app.web.table.parts import PLACE, PartLog, Parts, block_reads
-from app.web.table.render import FRAGMENTS, TABLE, look_context, table_context
+from app.web.table.model import Panel, Pieces, Public, Table, private_table, public_table
+from app.web.table.render import Drawer, render_block
 
-RoomPanel = Callable[[LiveRoom, "int | None"], str]
-
-# The htmx 4 partials: one that replaces a part (its element keeps its id), one that adds parts at
-# the end of the element with that id
-PARTIAL_OPEN = '<hx-partial hx-target="#{id}" hx-swap="outerHTML">'
-APPEND_OPEN = '<hx-partial hx-target="#{id}" hx-swap="beforeend">'
+NOTICE_TEMPLATE = "table/room.html"
+PARTIAL = '<hx-partial id="{id}" hx-swap="{swap}">'
 PARTIAL_CLOSE = "</hx-partial>"
-CLOSING = re.compile(r"\s*</[a-z]+>\s*")  # the end of an element
 
 
-def json_escaped(text: str) -> str:
-    """`text` escaped as in a JSON string (as `json.dumps` does it), without the quotes."""
-    return encode_basestring_ascii(text)[1:-1]
+@dataclass(frozen=True, slots=True)
+class Op:
+    """One change of a shown table: piece `target` replaced ("outerMorph") or deleted
+    ("delete"), or pieces `kids` added at its end ("beforeend")."""
+
+    swap: str
+    target: str
+    kids: tuple[str, ...] = ()
+
+
+def changes(old: Pieces, new: Pieces, ids: Iterable[str]) -> list[Op]:
+    """What turns the table of pieces `old` into `new`, from the pieces `ids` down."""
+    ops: list[Op] = []
+    for id_ in ids:
+        _change(old, new, id_, ops)
+    return ops
+
+
+def _change(old: Pieces, new: Pieces, id_: str, ops: list[Op]) -> None:
+    now, before = new[id_], old.get(id_)
+    if before is None or before.macro != now.macro or before.data != now.data:
+        ops.append(Op("outerMorph", id_))
+        return
+    if before.kids == now.kids:
+        for kid in now.kids:
+            _change(old, new, kid, ops)
+        return
+    if now.listing:  # kids taken away, and kids added at the end
+        staying = set(now.kids)
+        kept = tuple(kid for kid in before.kids if kid in staying)
+        if kept and now.kids[:len(kept)] == kept:  # (with none kept, the whole list is as short)
+            ops.extend(Op("delete", kid) for kid in before.kids if kid not in staying)
+            for kid in kept:
+                _change(old, new, kid, ops)
+            if len(now.kids) > len(kept):
+                ops.append(Op("beforeend", id_, now.kids[len(kept):]))
+            return
+    ops.append(Op("outerMorph", id_))
+
+
+def changed_attrs(old: dict[str, str], new: dict[str, str]) -> dict[str, str | None]:
+    """The section's attributes that changed (None: taken away)."""
+    out: dict[str, str | None] = {k: v for k, v in new.items() if old.get(k) != v}
+    out.update((k, None) for k in old if k not in new)
+    return out
 
 
 @dataclass(slots=True)
-class Drawn:
-    """One viewer's table at one version, in one language: its parts (`PartLog`), each with
-    the parts inside it."""
+class TableLog:
+    """What a room's connections were last shown: the public table at `seq`, and each seat's own
+    (None: the spectators')."""
 
-    version: int
-    section: dict[str, Any]  # the section's attributes
-    attrs: dict[str, str]  # the same but the version
-    fragments: tuple[str, ...]  # the table's fragments (its outermost parts), in order
-    html: dict[str, str]  # part id -> its element's HTML
-    _own: dict[str, str]  # part id -> the same with the parts inside it as place holders
-    kids: dict[str, tuple[str, ...]]  # part id -> the parts right inside it, in order
-    _escaped: dict[str, str] = field(default_factory=dict)
-
-    def own(self, id_: str) -> str:
-        """Part `id_` with each part inside it left as a place holder: what it shows itself."""
-        return self._own[id_]
-
-    def partial(self, id_: str) -> str:
-        """Part `id_` as an htmx partial, escaped for a JSON string (once per drawing)."""
-        found = self._escaped.get(id_)
-        if found is None:
-            found = self._escaped[id_] = json_escaped(PARTIAL_OPEN.format(id=id_) + self.html[id_] + PARTIAL_CLOSE)
-        return found
-
-    def appended(self, id_: str, kids: tuple[str, ...]) -> str:
-        """Parts `kids` added at the end of part `id_`, as an htmx partial escaped for JSON."""
-        return json_escaped(APPEND_OPEN.format(id=id_) + "".join(self.html[k] for k in kids) + PARTIAL_CLOSE)
-
-
-@dataclass(slots=True)
-class Shown:
-    """What a connection was last sent."""
-
-    version: int
-    attrs: dict[str, str]
-    hashes: dict[str, int]  # part id -> the hash of what it shows itself (`Drawn.own`)
-    kids: dict[str, tuple[str, ...]]  # part id -> the parts right inside it
-
-    def adopt(self, drawn: Drawn, id_: str) -> None:
-        """The connection now has part `id_` of `drawn`, and everything inside it."""
-        self.hashes[id_] = hash(drawn.own(id_))
-        kids = self.kids[id_] = drawn.kids[id_]
-        for kid in kids:
-            self.adopt(drawn, kid)
+    public: Table | None = None
+    seq: int = 0
+    version: int = -1  # the room's version at `seq`
+    private: dict[int | None, Table] = field(default_factory=dict)
 
 
 class TablePublisher:
-    """Draws tables and makes a room's table frames (per app: its templates and the panels other
-    areas add to a table)."""
+    """Draws rooms' tables and makes their frames (per app: its templates, and the panel the club
+    adds to a room's table)."""
 
     def __init__(self, templates: Jinja2Templates) -> None:
         self.templates = templates
-        env = templates.env
-        self.template = env.get_template(TABLE)
-        assert env.loader is not None
-        self.reads = block_reads(env, env.loader.get_source(env, TABLE)[0])
-        # What each room's blocks rendered (a room's own: it goes with the room)
-        self._parts: weakref.WeakKeyDictionary[LiveRoom, Parts] = weakref.WeakKeyDictionary()
-        # Hook: HTML other areas (the club) add to a room's table, per seat: in memory and cheap,
-        # it runs on every push.
-        self.panels: list[RoomPanel] = []
-        self._shown: weakref.WeakKeyDictionary[Connection, Shown] = weakref.WeakKeyDictionary()
-        self.drawings = 0  # how many tables were drawn (tests and the bench look)
+        self.drawer = Drawer(templates)
+        # Hook: the club's panel on a room's table, per seat (in memory and cheap: it runs on
+        # every change of the room)
+        self.panels: list[Panel] = []
+        self._logs: weakref.WeakKeyDictionary[LiveRoom, TableLog] = weakref.WeakKeyDictionary()
+        self.drawn = 0  # how many pieces were drawn (tests and the bench look)
 
-    # ------------------------------------------------------------------ drawing
-
-    def context(self, room: LiveRoom, seat: int | None, public: dict[str, Any] | None = None) -> dict[str, Any]:
-        """`seat`'s table model in the current language (`public`: `look_context` of the room
-        now, when the caller has it)."""
-        ctx = table_context(room, seat, public if public is not None else look_context(look_of(room)))
-        ctx["extra_panels"] = Markup("".join([panel(room, seat) for panel in self.panels]))
-        return ctx
-
-    def draw(self, room: LiveRoom, seat: int | None, public: dict[str, Any] | None = None) -> Drawn:
-        """`seat`'s table now, fragment by fragment, in the current language (on the event loop:
-        parts are reused, see `app.web.table.parts`)."""
-        return self.drawing(self.context(room, seat, public), self.parts(room))
-
-    def parts(self, room: LiveRoom) -> Parts:
-        """What `room`'s blocks rendered, for reuse."""
-        found = self._parts.get(room)
+    def log(self, room: LiveRoom) -> TableLog:
+        found = self._logs.get(room)
         if found is None:
-            found = self._parts[room] = Parts(self.reads)
+            found = self._logs[room] = TableLog()
         return found
 
-    def drawing(self, ctx: dict[str, Any], parts: Parts | None = None) -> Drawn:
-        """The table of the table model `ctx`, part by part (`parts`: reuse what was rendered)."""
-        template = self.template
-        context = template.new_context(ctx)
-        log = context.vars["part_log"] = PartLog(parts)
-        fragments = tuple(log.render(context, name) for name in FRAGMENTS)
-        section = ctx["section"]
-        self.drawings += 1
-        return Drawn(int(ctx["version"]), section, {k: str(v) for k, v in section.items() if k != "data-version"},
-                     fragments, log.html, log.own, log.kids)
+    def private(self, room: LiveRoom, seat: int | None, public: Public) -> Table:
+        panel = "".join(panel(room, seat) for panel in self.panels)
+        return private_table(room, seat, public, Markup(panel))
 
-    def table_html(self, drawn: Drawn) -> str:
-        """The whole `#table` section of a drawing."""
-        context = self.template.new_context({"section": drawn.section,
-                                             "fragments": [Markup(drawn.html[id_]) for id_ in drawn.fragments]})
-        return "".join(self.template.blocks["table"](context))
-
-    def page_table(self, room: LiveRoom, seat: int | None) -> tuple[dict[str, Any], Markup]:
-        """`seat`'s table model and its whole table, for the room page."""
-        ctx = self.context(room, seat)
-        return ctx, Markup(self.table_html(self.drawing(ctx)))
+    def page_table(self, room: LiveRoom, seat: int | None) -> Markup:
+        """`seat`'s whole table now, in the current language (for the room page)."""
+        public = public_table(room)
+        return Markup(self.drawer.table(public.table, self.private(room, seat, public), self.log(room).seq,
+                                        room.version))
 
     # ------------------------------------------------------------------ frames
 
-    def table_frame(self, room: LiveRoom, conn: Connection) -> str:
-        """The whole table for `conn` (its seat, in its language); it now has every part."""
-        self.parts(room).new_push()
-        return self._table_frame(room, conn)
-
-    def _table_frame(self, room: LiveRoom, conn: Connection) -> str:
-        with use_language(conn.lang):
-            drawn = self.draw(room, conn.seat)
-            html = self.table_html(drawn)
-        shown = self._shown[conn] = Shown(drawn.version, dict(drawn.attrs), {}, {})
-        for id_ in drawn.fragments:
-            shown.adopt(drawn, id_)
-        return json.dumps({"kind": "table", "version": drawn.version, "content": html, "target": "#table",
-                           "swap": "outerHTML"})
-
-    def push_frames(self, room: LiveRoom, conns: Iterable[Connection]) -> list[tuple[Connection, str]]:
-        """What each of `conns` is to be offered now: the fragments that changed for it (none
-        when nothing did), or the whole table if it has none."""
-        self.parts(room).new_push()
-        look = look_of(room)
-        publics: dict[str, dict[str, Any]] = {}
-        drawings: dict[tuple[int | None, str], Drawn] = {}
-        out: list[tuple[Connection, str]] = []
+    def table_frames(self, room: LiveRoom, conns: Iterable[Connection]) -> list[tuple[Connection, str]]:
+        """The whole table for each of `conns` (its seat, in its language)."""
+        log = self.log(room)
+        public = public_table(room)
+        if log.public is None:
+            log.public, log.seq, log.version = public.table, log.seq + 1, room.version
+        current = log.public == public.table and log.version == room.version  # (else the next push brings the others, and these, up to date)
+        out = []
         for conn in conns:
-            shown = self._shown.get(conn)
-            if shown is None:
-                out.append((conn, self._table_frame(room, conn)))
-                continue
-            key = (conn.seat, conn.lang)
-            drawn = drawings.get(key)
-            if drawn is None:
-                with use_language(conn.lang):
-                    public = publics.get(conn.lang)
-                    if public is None:
-                        public = publics[conn.lang] = look_context(look)
-                    drawn = drawings[key] = self.draw(room, conn.seat, public)
-            frame = self._changes(conn, shown, drawn)
-            if frame is not None:
-                out.append((conn, frame))
+            own = self.private(room, conn.seat, public)
+            known = log.private.setdefault(conn.seat, own)
+            out.append((conn, self._whole(room, conn, public.table, own, log.seq, current and known == own)))
         return out
 
-    def _changes(self, conn: Connection, shown: Shown, drawn: Drawn) -> str | None:
-        """The fragments frame that brings `conn` from what it was `shown` to `drawn` (None:
-        nothing to send); `shown` becomes `drawn`."""
-        parts: list[str] = []
-        for id_ in drawn.fragments:
-            _changed(shown, drawn, id_, parts)
-        attrs = {k: v for k, v in drawn.attrs.items() if shown.attrs.get(k) != v}
-        if not parts and not attrs and drawn.version == shown.version:
-            return None
-        start, shown.version = shown.version, drawn.version
-        head = f'{{"kind": "fragments", "version": {drawn.version}, "from": {start}, '
+    def _whole(self, room: LiveRoom, conn: Connection, public: Table, own: Table, seq: int, current: bool) -> str:
+        """The whole table for `conn`, at `seq`; `current`: what the room's log says it was last
+        shown is what it is shown now (else its next push is a whole table again)."""
+        with use_language(conn.lang):
+            html = self.drawer.table(public, own, seq, room.version)
+        conn.shown = (seq, conn.seat) if current else None
+        return json.dumps({"kind": "table", "version": room.version, "seq": seq, "content": html,
+                           "target": "#table", "swap": "outerMorph"}, ensure_ascii=False)
+
+    def push_frames(self, room: LiveRoom, conns: Iterable[Connection]) -> list[tuple[Connection, str, bool]]:
+        """What each of `conns` is to be offered now that `room` changed: the shared frame of
+        what changed for everybody and its private frame of what changed for its seat (none
+        when nothing did), or its whole table (then True)."""
+        log = self.log(room)
+        public = public_table(room)
+        before, start = log.public, log.seq
+        ops: list[Op] = []
+        attrs: dict[str, str | None] = {}
+        if before is not None:
+            ops = changes(before.pieces, public.table.pieces, public.table.roots)
+            attrs = changed_attrs(before.attrs, public.table.attrs)
+        if before is None or ops or attrs or log.version != room.version:
+            log.public, log.seq, log.version = public.table, start + 1, room.version
+        shared: dict[str, str] = {}  # language -> the shared frame
+        private: dict[tuple[int | None, str], str] = {}  # (seat, language) -> its private frame
+        own: dict[int | None, tuple[Table, list[Op], dict[str, str | None]]] = {}  # seat -> its table, changes
+        out: list[tuple[Connection, str, bool]] = []
+        for conn in conns:
+            seat = conn.seat
+            if seat not in own:
+                mine, old = self.private(room, seat, public), log.private.get(seat)
+                own[seat] = (mine, changes(old.pieces, mine.pieces, mine.roots) if old is not None else [],
+                             changed_attrs(old.attrs, mine.attrs) if old is not None else {})
+            mine, mine_ops, mine_attrs = own[seat]
+            if before is None or seat not in log.private or conn.shown != (start, seat):
+                out.append((conn, self._whole(room, conn, public.table, mine, log.seq, True), True))
+                continue
+            if log.seq != start:
+                frame = shared.get(conn.lang)
+                if frame is None:
+                    frame = shared[conn.lang] = self._frame(
+                        {"kind": "fragments", "version": room.version, "seq": log.seq, "from": start},
+                        attrs, public.table.pieces, ops, conn.lang)
+                out.append((conn, frame, False))
+            if mine_ops or mine_attrs:
+                key = (seat, conn.lang)
+                frame = private.get(key)
+                if frame is None:
+                    frame = private[key] = self._frame({"kind": "private", "seq": log.seq}, mine_attrs, mine.pieces,
+                                                       mine_ops, conn.lang)
+                out.append((conn, frame, False))
+            conn.shown = (log.seq, seat)
+        for seat, (mine, _ops, _attrs) in own.items():
+            log.private[seat] = mine
+        return out
+
+    def _frame(self, head: dict[str, Any], attrs: dict[str, str | None], pieces: Pieces, ops: list[Op],
+               lang: str) -> str:
+        """A frame of changes: `head`, the section's `attrs` that changed, and the partials of `ops`
+        drawn in `lang`."""
+        with use_language(lang):
+            partials = []
+            for op in ops:
+                if op.swap == "delete":
+                    partials.append(PARTIAL.format(id=op.target, swap="delete") + PARTIAL_CLOSE)
+                    continue
+                html = self.drawer.pieces(pieces, op.kids) if op.kids else self.drawer.piece(pieces, op.target)
+                self.drawn += 1
+                partials.append(PARTIAL.format(id=op.target, swap=op.swap) + html + PARTIAL_CLOSE)
         if attrs:
-            shown.attrs.update(attrs)
-            head += f'"attrs": {json.dumps(attrs, sort_keys=True)}, '
-        return head + f'"content": "{"".join(parts)}", "swap": "none"}}'
+            head["attrs"] = attrs
+        head.update(content="".join(partials), swap="none")
+        return json.dumps(head, ensure_ascii=False, separators=(",", ":"))
 
 
-def _changed(shown: Shown, drawn: Drawn, id_: str, parts: list[str]) -> None:
-    """Add to `parts` what brings part `id_` from what the connection was `shown` to `drawn`:
-    nothing when it shows the same, else the parts inside it that changed when it shows the same
-    itself, the parts added at its end when that is all that changed, or the whole part."""
-    new = hash(drawn.own(id_))
-    old = shown.hashes.get(id_)
-    kids = drawn.kids[id_]
-    if new == old:
-        for kid in kids:
-            _changed(shown, drawn, kid, parts)
-        return
-    before = shown.kids.get(id_)
-    if old is not None and before is not None and len(kids) > len(before) and kids[:len(before)] == before:
-        added = kids[len(before):]
-        own = drawn.own(id_)
-        tail = "".join(PLACE + kid for kid in added)
-        at = own.rfind(tail)
-        own = own[:at] + own[at + len(tail):]
-        if CLOSING.fullmatch(own, at) and hash(own) == old:  # the same but for parts added at its end
-            for kid in before:
-                _changed(shown, drawn, kid, parts)
-            parts.append(drawn.appended(id_, added))
-            shown.hashes[id_], shown.kids[id_] = new, kids
-            for kid in added:
-                shown.adopt(drawn, kid)
+class RoomFrames:
+    """Shows rooms' news to their readers: draws it and offers each reader its frames.
+
+    - the table: `TablePublisher`;
+    - `{"kind": "notice", "level": l, "message": m, "version": v, "content": html, "target": "#notice",
+      "swap": "innerHTML"}`: a notice for one reader;
+    - `{"kind": "chat", "content": html, "target": "#chat-log", "swap": "beforeend"}` (lines said)
+      or `"swap": "innerHTML"` (the recent talk, after a sync);
+    - `{"kind": "chatform", "content": html, "target": "#chat-form", "swap": "outerHTML"}`: the
+      chat form as the reader's seat sees it;
+    - `{"kind": "reaction", "seat": s, "content": html, "target": "#react-s", "swap": "innerHTML"}`.
+
+    A frame that is the same for several readers (a chat line in one language) is made once.
+    The connection's queue is told which frames are the table's: a whole table supersedes the
+    table's frames still waiting there (`Connection.offer`)."""
+
+    def __init__(self, templates: Jinja2Templates, tables: TablePublisher) -> None:
+        self.templates = templates
+        self.tables = tables
+
+    def publish(self, room: LiveRoom, news: News, /) -> None:
+        # the readers are the connections the websocket attached to the room (`hub.Connection`)
+        readers = [cast(Connection, conn) for conn in news.to if not conn.closed]
+        if not readers:
             return
-    parts.append(drawn.partial(id_))
-    shown.adopt(drawn, id_)
+        match news.kind:
+            case NewsKind.TABLE | NewsKind.PRESENCE:
+                for conn, frame, whole in self.tables.push_frames(room, readers):
+                    conn.offer(frame, whole=whole, part=not whole)
+            case NewsKind.WHOLE_TABLE:
+                for conn, frame in self.tables.table_frames(room, readers):
+                    conn.offer(frame, whole=True)
+            case NewsKind.NOTICE:
+                assert news.notice is not None
+                notice = news.notice
+                _each(readers, lambda conn: conn.lang,
+                      lambda conn: self.notice_frame(notice, news.version, conn.lang))
+            case NewsKind.CHAT:
+                _each(readers, lambda conn: conn.lang,
+                      lambda conn: self.chat_frame(news.lines, conn.lang))
+            case NewsKind.TALK:
+                for conn in readers:
+                    conn.offer(self.chat_frame(tuple(room.chat.lines), conn.lang, replace=True))
+                    conn.offer(self.chat_form_frame(room, conn.seat, conn.lang))
+            case NewsKind.CHAT_RULES:
+                _each(readers, lambda conn: (conn.seat, conn.lang),
+                      lambda conn: self.chat_form_frame(room, conn.seat, conn.lang))
+            case NewsKind.REACTION:
+                assert news.reaction is not None
+                frame = self.reaction_frame(news.reaction)
+                for conn in readers:
+                    conn.offer(frame)
+
+    def notice_frame(self, notice: Notice, version: int, lang: str) -> str:
+        """A notice (its `Text` said in `lang`, the reader's language)."""
+        with use_language(lang):
+            html = render_block(self.templates, NOTICE_TEMPLATE, "notice",
+                                {"message": notice.message, "level": notice.level})
+            said = say(notice.message)
+        return json.dumps({"kind": "notice", "level": notice.level, "message": said, "version": version,
+                           "content": html, "target": "#notice", "swap": "innerHTML"})
+
+    def chat_frame(self, lines: Iterable[ChatLine], lang: str, *, replace: bool = False) -> str:
+        """Chat lines appended to the chat log (`replace`: the whole log)."""
+        with use_language(lang):
+            html = talk.render_lines(self.templates, list(lines))
+        return json.dumps({"kind": "chat", "content": html, "target": "#chat-log",
+                           "swap": "innerHTML" if replace else "beforeend"})
+
+    def chat_form_frame(self, room: LiveRoom, seat: int | None, lang: str) -> str:
+        """The chat form as `seat` sees it (talk allowed or not, the host's switches)."""
+        with use_language(lang):
+            html = talk.render_form(self.templates, room, seat)
+        return json.dumps({"kind": "chatform", "content": html, "target": "#chat-form", "swap": "outerHTML"})
+
+    def reaction_frame(self, reaction: Reaction) -> str:
+        """A quick reaction shown briefly by its sender's seat."""
+        html = talk.render_reaction(self.templates, reaction.emoji)
+        return json.dumps({"kind": "reaction", "seat": reaction.seat, "content": html,
+                           "target": f"#react-{reaction.seat}", "swap": "innerHTML"})
+
+
+def _each(readers: list[Connection], key: Callable[[Connection], Hashable],
+          frame: Callable[[Connection], str]) -> None:
+    """Offer each reader its frame, made once per `key` (readers alike get the same text)."""
+    made: dict[Hashable, str] = {}
+    for conn in readers:
+        k = key(conn)
+        text = made.get(k)
+        if text is None:
+            text = made[k] = frame(conn)
+        conn.offer(text)

@@ -23,8 +23,7 @@ from app.rules.text import Text
 from app.store import rooms as store
 from app.store.db import session_scope
 from app.web.state import get_manager, get_templates
-from app.web.table.look import display_name
-from app.web.table.render import score_rows
+from app.web.table.model import display_name, score_rows
 from app.web.table.talk import line_model
 
 router = APIRouter(tags=["replay"])
