@@ -58,7 +58,7 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the other bench scripts
 from ws_load import Server, free_port, offered, pct, raise_fd_limit
 
-from tests.web.fragments import Stale, apply  # (ws_load put the repository on the path)
+from bench.table_wire import Stale, apply  # (ws_load put the repository on the path)
 
 ROOT = Path(__file__).resolve().parent.parent
 PASSWORD = "findings-elder-1"

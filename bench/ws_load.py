@@ -72,7 +72,7 @@ from websockets.exceptions import ConnectionClosed
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from tests.web.fragments import Stale, apply
+from bench.table_wire import Stale, apply
 
 DATA_LEGAL = re.compile(r"data-legal='([^']*)'")
 COOKIE = "gurka_seat_{slug}"

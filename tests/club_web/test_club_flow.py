@@ -19,8 +19,8 @@ from app.store import club as store
 from app.store.db import session_scope
 from app.web.club import table_flow
 from app.web.shared.security import seat_cookie_name
+from bench.table_wire import apply
 from tests.conftest import make_settings
-from tests.web.fragments import apply
 
 from .helpers import (
     NINE,

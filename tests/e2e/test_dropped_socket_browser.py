@@ -30,9 +30,9 @@ import httpx
 import pytest
 from websockets.sync.client import ClientConnection, connect
 
+from bench.table_wire import apply
 from tests.resilience.conftest import ServerProcess, offered_actions
 from tests.waiting import wait_page, wait_selector, watch_page, watching
-from tests.web.fragments import apply
 
 pytestmark = pytest.mark.e2e
 

@@ -35,7 +35,7 @@ from websockets.exceptions import ConnectionClosed
 
 from app.secret_key import new_secret
 from app.web.shared.security import seat_cookie_name
-from tests.web.fragments import Stale, apply
+from bench.table_wire import Stale, apply
 
 ROOT = Path(__file__).resolve().parents[2]
 LOG_CONFIG = (

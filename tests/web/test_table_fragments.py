@@ -17,9 +17,10 @@ from fastapi.testclient import TestClient
 from app.i18n import use_language
 from app.rooms import engine
 from app.rooms.tokens import hash_token
-from tests.web.fragments import Stale, apply, element, pieces_of, read_as
+from bench.table_wire import Stale, apply, element, pieces_of
 from tests.web.test_room_protocol import start, three_players
 from tests.web.test_turn_timer import settle
+from tests.web.viewers import read_as
 
 Node = tuple[str, tuple[tuple[str, str], ...], tuple[Any, ...]]
 
@@ -370,7 +371,7 @@ def test_a_play_adds_itself_a_deal_adds_a_row_and_a_card_played_is_taken_away(we
 
 def test_each_seat_reads_you_on_its_own_row_only_and_the_host_its_own_buttons(web: TestClient) -> None:
     """The public table is the same for every viewer; what each one reads of it (the CSS rules of
-    "each viewer's own words", as tests/web/fragments.py reads them) is its own: "you" on its own
+    "each viewer's own words", as tests/web/viewers.py reads them) is its own: "you" on its own
     row, "Your turn" for the seat whose turn it is, the host's buttons for the host."""
     manager = web.app.state.rooms  # type: ignore[attr-defined]
 

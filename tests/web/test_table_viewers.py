@@ -12,9 +12,9 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 from app.i18n import _, use_language
-from tests.web.fragments import visible_as
 from tests.web.test_room_protocol import start, three_players
 from tests.web.test_turn_timer import settle
+from tests.web.viewers import visible_as
 
 MARKS = re.compile("[\x01-\x04]")
 

@@ -18,7 +18,7 @@ from app.web.shared.templating import make_templates
 from app.web.state import TEMPLATES_DIR
 from app.web.table.model import Piece, final_rows
 from app.web.table.render import Drawer, setup_templates
-from tests.web.fragments import read_as
+from tests.web.viewers import read_as
 from tests.web.wsutil import Player, create_room
 
 NAMES = ["Anna", "Bo", "Cai"]

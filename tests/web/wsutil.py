@@ -14,7 +14,8 @@ import anyio
 from fastapi.testclient import TestClient
 
 from app.web.shared.security import seat_cookie_name
-from tests.web.fragments import apply, visible_as
+from bench.table_wire import apply
+from tests.web.viewers import visible_as
 
 HX_VALS = re.compile(r"hx-vals='([^']*)'")
 DATA_LEGAL = re.compile(r"id=\"table-move\" data-legal='([^']*)'")

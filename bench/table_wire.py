@@ -1,0 +1,88 @@
+"""The table's wire, as a page takes it (static/js/table.js and htmx), done on strings: the whole
+table from a `table` frame; a `fragments` frame (the shared changes) and a `private` frame (the
+seat's own) each put their partials in place (`outerMorph`: the piece with that id replaced;
+`beforeend`: added at the end of it; `delete`: taken away) and set the section's attributes.
+A morph keeps what the page holds (focus, typed text, an open <details>), which a string does not
+have: as a string, a morph is a replacement. bench/ws_load.py plays with it, and the tests use it
+to see the table a connection is offered, as its page shows it (the README, "The table on the
+wire")."""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import Any
+
+PARTIAL = re.compile(r'<hx-partial id="([a-z0-9-]+)" hx-swap="(outerMorph|beforeend|delete)">(.*?)</hx-partial>',
+                     re.DOTALL)
+TAG = re.compile(r"<(/?)([a-z][a-z0-9-]*)\b[^>]*?(/?)>")
+VOID = frozenset({"meter", "input", "br", "img", "use", "hr", "meta", "link", "path", "circle"})
+SECTION_OPEN = re.compile(r'<section id="table"[^>]*>')
+
+
+class Stale(Exception):
+    """A frame that does not start from the table the page shows (a page asks for a sync)."""
+
+
+def section_attrs(table: str) -> dict[str, str]:
+    head = SECTION_OPEN.search(table)
+    assert head is not None, table[:200]
+    return {k: html.unescape(v) for k, v in re.findall(r'\s([a-z:-]+)="([^"]*)"', head.group(0))}
+
+
+def seq_of(table: str) -> int:
+    return int(section_attrs(table)["data-seq"])
+
+
+def element(page: str, id_: str) -> tuple[int, int, int]:
+    """Where the element with id `id_` is in `page`: (its start, where its content ends, its end)."""
+    mark = f' id="{id_}"'
+    at = page.find(mark)
+    assert at >= 0 and page.find(mark, at + 1) < 0, f"not one element with the id {id_}"
+    start = page.rfind("<", 0, at)
+    opening = TAG.match(page, start)
+    assert opening is not None and opening.end() > at, id_
+    tag, depth = opening.group(2), 1
+    for t in TAG.finditer(page, opening.end()):
+        if t.group(2) != tag or t.group(3) or tag in VOID:
+            continue
+        depth += -1 if t.group(1) else 1
+        if depth == 0:
+            return start, t.start(), t.end()
+    raise AssertionError(f"the element {id_} is not closed")
+
+
+def pieces_of(content: str) -> list[tuple[str, str, str]]:
+    """(target id, swap, HTML) of each partial of a frame's content."""
+    return PARTIAL.findall(content)
+
+
+def apply(table: str, frame: dict[str, Any]) -> str:
+    """`table` (a whole `#table` section) with a `fragments` or `private` frame applied, as the
+    page does; Stale if the frame does not apply to it."""
+    attrs = section_attrs(table)
+    if frame["kind"] == "fragments":
+        if frame["from"] != int(attrs["data-seq"]):
+            raise Stale(f"the table shows {attrs['data-seq']}, the frame starts from {frame['from']}")
+        attrs["data-seq"], attrs["data-version"] = str(frame["seq"]), str(frame["version"])
+    elif frame["seq"] != int(attrs["data-seq"]):
+        raise Stale(f"the table shows {attrs['data-seq']}, the private frame is for {frame['seq']}")
+    for target, swap, content in pieces_of(frame["content"]):
+        start, inner_end, end = element(table, target)
+        if swap == "outerMorph":
+            table = table[:start] + content + table[end:]
+        elif swap == "delete":
+            table = table[:start] + table[end:]
+        else:
+            table = table[:inner_end] + content + table[inner_end:]
+    for name, value in (frame.get("attrs") or {}).items():
+        if value is None:
+            attrs.pop(name, None)
+        else:
+            attrs[name] = value
+    attrs.pop("id", None)
+    head = SECTION_OPEN.search(table)
+    assert head is not None
+    opening = '<section id="table"' + "".join(f' {k}="{html.escape(str(v))}"' for k, v in attrs.items()) + ">"
+    return opening + table[head.end():]
+
