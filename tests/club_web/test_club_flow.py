@@ -68,8 +68,7 @@ def frames_until(ws: Any, text: str) -> str:
             table = str(frame["content"])
         elif frame.get("kind") in ("fragments", "private"):
             if table is None:
-                if frame["kind"] == "fragments":
-                    ws.send_json({"do": "sync"})
+                ws.send_json({"do": "sync"})
                 continue
             table = apply(table, frame)
         if table is not None and text in table:
