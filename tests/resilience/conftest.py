@@ -281,12 +281,9 @@ async def join_room(base_url: str, slug: str, name: str) -> str:
 
 
 def offered_actions(content: str) -> list[str]:
-    """Every action the page offers this seat: buttons' hx-vals, plus the legal sets of a selection."""
+    """Every action the page offers this seat: its move's `data-legal` (the card buttons, the
+    selection, the exchange's and rassi's buttons act on it)."""
     actions: list[str] = []
-    for raw in HX_VALS.findall(content):
-        vals = json.loads(html.unescape(raw))
-        if vals.get("do") == "act" and vals.get("action"):
-            actions.append(str(vals["action"]))
     for raw in DATA_LEGAL.findall(content):
         actions.extend(str(a) for a in json.loads(html.unescape(raw)))
     return sorted(set(actions))

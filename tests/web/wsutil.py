@@ -10,7 +10,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-import anyio
 from fastapi.testclient import TestClient
 
 from app.web.shared.security import seat_cookie_name
@@ -110,12 +109,12 @@ class Player:
         """The frame the server sent next, if it is there already (after a few turns of its loop)."""
         if self._waiting:
             return self._waiting[0]
+        stream = self.ws._send_rx  # (the test client's own stream of what the app sent)
         for _ in range(4):
-            try:
-                message = self.client.portal.call(self.ws._send_rx.receive_nowait)  # type: ignore[union-attr]
-            except anyio.WouldBlock:
+            if not stream.statistics().current_buffer_used:  # (no WouldBlock: its traceback would be garbage)
                 self.client.portal.call(asyncio.sleep, 0)  # type: ignore[union-attr]
                 continue
+            message = self.client.portal.call(stream.receive_nowait)  # type: ignore[union-attr]
             self.ws._raise_on_close(message)  # type: ignore[union-attr]
             self._waiting.append(json.loads(message["text"]))
             return self._waiting[0]
