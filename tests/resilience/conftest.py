@@ -469,6 +469,14 @@ async def start_game(clients: list[SeatClient]) -> None:
     await asyncio.gather(*(c.wait_version(before) for c in clients))
 
 
+def settled(clients: list[SeatClient]) -> bool:
+    """Each seat's page shows its own move for the table it shows: only the seat whose turn it is
+    (the section's data-to-act; clients in seat order) offers actions."""
+    turn = TURN.findall(clients[0].content)
+    acting = [i for i, c in enumerate(clients) if c.offered_actions()]
+    return acting == [int(turn[0])] if turn else not acting
+
+
 def actor(clients: list[SeatClient]) -> SeatClient | None:
     """The one client whose page offers actions now (None between games)."""
     acting = [c for c in clients if c.offered_actions()]
@@ -480,6 +488,11 @@ async def play_step(clients: list[SeatClient], rng: Any, timeout: float = 15.0) 
     """The seat to act plays one offered action; returns the version everybody then has."""
     top = max(c.version for c in clients)
     await all_at(clients, top, timeout)
+    # a seat's own move comes in its private frame right after the table's shared change: for that
+    # moment the one who just moved may still show its last move, and the next one not yet its own
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not settled(clients) and asyncio.get_running_loop().time() < deadline:
+        await asyncio.sleep(0.01)
     who = actor(clients)
     assert who is not None, "nobody may act"
     action = rng.choice(who.offered_actions())
