@@ -7,14 +7,19 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Iterator
 from typing import Any
 
+import pytest
+from fastapi.testclient import TestClient
 from sqlmodel import select
 
 from app.club import RoundResult
+from app.main import create_app
 from app.store import club as store
 from app.store.db import session_scope
 from app.web.club import table_links as links_module
+from tests.conftest import make_settings
 
 from .helpers import (
     NINE,
@@ -144,6 +149,47 @@ def test_a_result_sent_twice_is_recorded_once(client) -> None:
     assert [(r.phase, r.round, r.table, r.source) for r in rows] == [("base", 1, "mellan", "phone")]
     assert rows[0].result == result.to_dict()
     assert "Recorded: base round 1 at the Mellanbord" in phone.page()
+
+
+@pytest.fixture
+def both_client(database_url: str) -> Iterator[Any]:
+    """A client on SQLite and on Postgres (when TEST_DATABASE_URL is set)."""
+    with TestClient(create_app(make_settings(database_url))) as client:
+        yield client
+
+
+def test_an_entry_id_sent_for_another_table_or_round_is_refused_and_records_nothing(both_client: Any) -> None:
+    """Issue 37 item 8: an entry id is the same entry only at the same night, table, stage and
+    round; sent for anything else it is refused with a clear message (the phone keeps it)."""
+    client = both_client
+    by_phone, _ = night_pair(client)
+    links = table_links(client, by_phone)
+    vinder, mellan = Phone(client, links["vinder"]), Phone(client, links["mellan"])
+    tables = core(client, by_phone).tables
+    fields = vinder.form()
+    assert fields["phase"] == "base" and fields["round"] == "1"
+    assert vinder.send(result_for("base", 1, "vinder", tables["vinder"]), fields=fields,
+                       chairs=tables["vinder"])[0] == 200
+    # the Vinderbord's entry id at the Mellanbord
+    status, answer = mellan.send(result_for("base", 1, "mellan", tables["mellan"]), fields=fields,
+                                 chairs=tables["mellan"])
+    assert (status, answer["outcome"]) == (409, "mismatch"), answer
+    assert answer["message"] == ("Not saved: this result's entry was already used for base round 1 at the "
+                                 "Vinderbord, not base round 1 at the Mellanbord. It stays on this phone: "
+                                 "show it to an elder, who can enter it on the night page.")
+    # the same entry id at its own table for another round
+    status, answer = vinder.send(result_for("base", 1, "vinder", tables["vinder"]),
+                                 fields={**fields, "round": "2"}, chairs=tables["vinder"])
+    assert (status, answer["outcome"]) == (409, "mismatch"), answer
+    assert "base round 2 at the Vinderbord" in answer["message"]
+    with session_scope(client.app.state.engine) as session:
+        rows = store.list_results(session, night_id=by_phone)
+    assert [(r.phase, r.round, r.table) for r in rows] == [("base", 1, "vinder")]
+    assert "data-result-form" in mellan.page()  # the Mellanbord's round is still open
+    # the same entry at the same slot is still the repeat it always was
+    assert vinder.send(result_for("base", 1, "vinder", tables["vinder"]), fields=fields,
+                       chairs=tables["vinder"]) == (200, {"outcome": "saved",
+                                                          "message": "Saved: base round 1 at the Vinderbord."})
 
 
 def test_two_phones_racing_on_one_table_give_one_result_and_a_conflict(client) -> None:

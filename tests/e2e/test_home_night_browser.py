@@ -294,3 +294,62 @@ def test_a_second_phone_at_the_table_gets_a_conflict_and_a_stale_link_is_refused
         first.close()
         second.close()
         elder.close()
+
+
+def test_a_result_refused_as_another_tables_entry_stays_on_the_phone(
+    home: dict[str, Any], browser: Any, shots: Path
+) -> None:
+    """Issue 37 item 8: a result the server refuses as another slot's entry is never dropped
+    silently: it stays in the phone's outbox with the server's words, is not sent again by
+    itself, and leaves only when someone removes it."""
+    base, night_id, engine = home["base"], home["night"], home["engine"]
+    elder, links = elder_links(browser, base, night_id)
+    ctx = browser.new_context(**PHONE)
+    try:
+        page = watch_page(ctx.new_page())
+        page.goto(links["vinder"])
+        wait_selector(page, "form[data-result-form]", what="the vinder phone")
+        vinder_entry = page.locator("form[data-result-form] input[name='entry']").input_value()
+        chairs = chairs_of(page)
+        tap_result(page, chairs[0], chairs[1])
+        page.get_by_role("button", name="Save the result").click()
+        wait_page(page, "() => document.getElementById('phone-say').dataset.kind === 'saved'", what="vinder saved")
+
+        # the mellan phone's result goes out under the vinder's entry id
+        page.goto(links["mellan"])
+        wait_selector(page, "form[data-result-form]", what="the mellan phone")
+        sent = {"posts": 0}
+
+        def reuse_the_entry(route: Any) -> None:
+            sent["posts"] += 1
+            body = re.sub(r"entry=[^&]*", f"entry={vinder_entry}", route.request.post_data or "")
+            route.continue_(post_data=body)
+
+        page.route(re.compile(r".*/results$"), reuse_the_entry)
+        chairs = chairs_of(page)
+        tap_result(page, chairs[0], chairs[1])
+        page.get_by_role("button", name="Save the result").click()
+        wait_page(page, "() => document.getElementById('phone-say').dataset.kind === 'mismatch'",
+                  what="the refusal", timeout=15)
+        assert "already used for base round 1 at the Vinderbord" in page.locator("#phone-say").inner_text()
+        wait_selector(page, "#outbox:not([hidden])", what="the refused result kept on the phone")
+        outbox = page.locator("#outbox").inner_text()
+        assert f"{chairs[2]} won" in outbox and "already used for base round 1 at the Vinderbord" in outbox
+        assert "Refused, so kept on this phone" in outbox and "No connection" not in outbox
+        assert page.locator("form[data-result-form]").is_visible()  # the table can still enter it anew
+        shoot(page, shots, "phone-360-en-mismatch")
+        assert rows(engine, night_id) == [("base", 1, "vinder", "phone")]
+
+        # kept across a reload, and not sent again by itself
+        page.reload()
+        wait_selector(page, "#outbox:not([hidden])", what="the refused result still kept")
+        page.wait_for_timeout(5000)  # longer than the phone's retry period (4 s): nothing may be sent
+        assert sent["posts"] == 1
+        assert f"{chairs[2]} won" in page.locator("#outbox").inner_text()
+        page.get_by_role("button", name="Don't send it").click()
+        wait_page(page, "() => document.getElementById('outbox').hidden", what="the outbox empty")
+        assert page.evaluate("key => localStorage.getItem(key)", f"gurka-table-{night_id}-mellan") == "[]"
+        assert rows(engine, night_id) == [("base", 1, "vinder", "phone")]
+    finally:
+        ctx.close()
+        elder.close()

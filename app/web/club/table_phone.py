@@ -60,7 +60,7 @@ TableForm = Annotated[FormData, Depends(table_form)]
 
 @dataclass(frozen=True)
 class Outcome:
-    kind: str  # saved | taken_back | conflict | closed | invalid | undone | gone | refused
+    kind: str  # saved | taken_back | conflict | closed | invalid | undone | gone | refused | mismatch
     status: int
     message: str
 
@@ -239,6 +239,11 @@ def take_result(session: Session, night_id: int, table: str, form: FormData) -> 
     slot = cn.describe_slot(phase, round_no, table)
     store.lock_night(session, night_id=night_id)
     known = store.get_table_entry(session, night_id=night_id, entry_id=entry_id)
+    if known is not None and (known.table, known.phase, known.round) != (table, phase, round_no):
+        return Outcome("mismatch", 409, _(
+            "Not saved: this result's entry was already used for %(used)s, not %(slot)s. It stays on this "
+            "phone: show it to an elder, who can enter it on the night page.",
+            used=cn.describe_slot(known.phase, known.round, known.table), slot=slot))
     if known is not None:
         if known.undone_at is not None:
             return Outcome("undone", 409, _("This result for %(slot)s was taken back at the table, so it is not "
