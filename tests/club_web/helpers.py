@@ -9,7 +9,9 @@ from datetime import date
 from typing import Any
 
 from app.club import Night, RoundResult
-from app.store import club as store
+from app.store import members as member_store
+from app.store import nights as night_store
+from app.store import results as result_store
 from app.store.db import session_scope
 from app.web.club import night_data as cn
 
@@ -46,7 +48,7 @@ def add_members(client: Any, names: list[str]) -> dict[str, int]:
 
 def member_ids(client: Any) -> dict[str, int]:
     with session_scope(client.app.state.engine) as session:
-        return {m.name: m.id for m in store.list_members(session)}  # type: ignore[misc]
+        return {m.name: m.id for m in member_store.list_members(session)}  # type: ignore[misc]
 
 
 def setup_form(ids: dict[str, int], players: list[str], *, day: str = "", host: str = "Ann",
@@ -125,7 +127,7 @@ def finished_night_in_store(engine: Any, *, ids: dict[str, int], players: list[s
     ]
     night = Night.new(players, start, seed=seed)
     with session_scope(engine) as session:
-        row = store.create_night(session, day=day, host=host, seed=seed, players=rows, start=start or {})
+        row = night_store.create_night(session, day=day, host=host, seed=seed, players=rows, start=start or {})
         playoffs = 0
         for step in itertools.count():
             if night.phase == "done":
@@ -134,7 +136,7 @@ def finished_night_in_store(engine: Any, *, ids: dict[str, int], players: list[s
                 order, stage = night.playoffs[0], night.stage
                 night.record_playoff(order)
                 playoffs += 1
-                store.add_result(session, night_id=row.id, phase="playoff", round_no=playoffs,
+                result_store.add_result(session, night_id=row.id, phase="playoff", round_no=playoffs,
                                  table=stage, result={"order": order}, recorded_by="test")
                 continue
             table = night.pending_tables[0]
@@ -144,7 +146,7 @@ def finished_night_in_store(engine: Any, *, ids: dict[str, int], players: list[s
                                  took_cards=set(chairs))
             stage, number = night.stage, night.current.number
             night.record(table, result)
-            store.add_result(session, night_id=row.id, phase=stage, round_no=number, table=table,
+            result_store.add_result(session, night_id=row.id, phase=stage, round_no=number, table=table,
                              result=result.to_dict(), recorded_by="test")
         cn.save_state(session, row, night)
         return row.id  # type: ignore[return-value]

@@ -15,7 +15,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.main import create_app
-from app.store import club as store
+from app.store import nights as night_store
 from app.store.db import session_scope
 from app.web.club import table_flow
 from app.web.shared.security import seat_cookie_name
@@ -48,7 +48,7 @@ def online_night(client: Any) -> int:
 
 def rooms_of(client: Any, night_id: int) -> dict[str, Any]:
     with session_scope(client.app.state.engine) as session:
-        return dict(store.get_night(session, night_id=night_id).state["rooms"])
+        return dict(night_store.get_night(session, night_id=night_id).state["rooms"])
 
 
 def seat_cookie(response: Any, slug: str) -> str:
@@ -162,7 +162,7 @@ def test_bots_for_the_absent_is_accepted_at_once_and_carried_out_when_allowed(ap
         switch_bots(client, night_id, True)  # ... the elder's wish is accepted at once
         assert not any(room.seats[s].botted for s in room.seats)
         with session_scope(client.app.state.engine) as session:
-            assert store.get_night(session, night_id=night_id).bots_for_absent_by == "Elsa"
+            assert night_store.get_night(session, night_id=night_id).bots_for_absent_by == "Elsa"
         wait_over(room)  # carried out once allowed, and the bots play the game to its end
         assert time.monotonic() - started >= 1.0
         assert all(room.seats[s].botted for s in room.seats)

@@ -10,7 +10,11 @@ from alembic.migration import MigrationContext
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import SQLModel
 
-from app.store import club as store
+from app.store import beer as beer_store
+from app.store import date_polls as poll_store
+from app.store import members as member_store
+from app.store import nights as night_store
+from app.store import results as result_store
 from app.store.db import downgrade, make_engine, session_scope, upgrade
 
 CLUB_TABLES = {
@@ -59,53 +63,53 @@ def test_downgrade_to_0001_drops_only_the_club(database_url: str, engine) -> Non
 
 def test_members(engine) -> None:
     with session_scope(engine) as s:
-        assert store.count_elders(s) == 0
-        ann = store.add_member(s, name="Ann", is_elder=True, password_hash="x")
-        store.add_member(s, name="bo")
-        store.add_member(s, name="Cee")
-        assert store.count_elders(s) == 1
-        assert [m.name for m in store.list_members(s)] == ["Ann", "bo", "Cee"]
-        assert store.get_member_by_name(s, name="BO").name == "bo"
-        store.update_member(s, member_id=ann.id, active=False)
-        assert store.count_elders(s) == 0
-        assert [m.name for m in store.list_members(s, active_only=True)] == ["bo", "Cee"]
+        assert member_store.count_elders(s) == 0
+        ann = member_store.add_member(s, name="Ann", is_elder=True, password_hash="x")
+        member_store.add_member(s, name="bo")
+        member_store.add_member(s, name="Cee")
+        assert member_store.count_elders(s) == 1
+        assert [m.name for m in member_store.list_members(s)] == ["Ann", "bo", "Cee"]
+        assert member_store.get_member_by_name(s, name="BO").name == "bo"
+        member_store.update_member(s, member_id=ann.id, active=False)
+        assert member_store.count_elders(s) == 0
+        assert [m.name for m in member_store.list_members(s, active_only=True)] == ["bo", "Cee"]
     with pytest.raises(IntegrityError), session_scope(engine) as s:
-        store.add_member(s, name="Cee")
+        member_store.add_member(s, name="Cee")
 
 
 def test_night_results_and_corrections(engine) -> None:
     with session_scope(engine) as s:
-        night = store.create_night(
+        night = night_store.create_night(
             s, day=date(2025, 3, 1), host="Ann", seed=2**61 + 5,
             players=[{"name": "Ann", "member_id": 1, "for_id": None, "for_name": None}],
             start={"Ann": "vinder"},
         )
-        one = store.add_result(
+        one = result_store.add_result(
             s, night_id=night.id, phase="base", round_no=1, table="vinder",
             result={"out": ["a", "b"], "winner": "c"}, recorded_by="Ann",
         )
-        two = store.add_result(
+        two = result_store.add_result(
             s, night_id=night.id, phase="base", round_no=1, table="mellan",
             result={"out": ["d", "e"], "winner": "f"}, recorded_by="Ann",
         )
         assert (one.seq, two.seq) == (1, 2)
-        store.correct_result(
+        result_store.correct_result(
             s, result_id=one.id, after={"out": ["b", "a"], "winner": "c"}, who="Ann",
             reason="they swapped",
         )
         night_id = night.id
     with session_scope(engine) as s:
-        night = store.get_night(s, night_id=night_id)
+        night = night_store.get_night(s, night_id=night_id)
         assert night.seed == 2**61 + 5 and night.date == date(2025, 3, 1)
-        rows = store.list_results(s, night_id=night_id)
+        rows = result_store.list_results(s, night_id=night_id)
         assert rows[0].result["out"] == ["b", "a"]
-        [fix] = store.list_corrections(s, night_id=night_id)
+        [fix] = result_store.list_corrections(s, night_id=night_id)
         assert fix.before["out"] == ["a", "b"] and fix.reason == "they swapped"
-        store.save_night_state(s, night_id=night_id, state={"phase": "done"}, status="done", winner="c")
-        assert store.last_done_night(s).id == night_id
-        assert store.last_done_night(s, before_id=night_id) is None
+        night_store.save_night_state(s, night_id=night_id, state={"phase": "done"}, status="done", winner="c")
+        assert night_store.last_done_night(s).id == night_id
+        assert night_store.last_done_night(s, before_id=night_id) is None
     with pytest.raises(IntegrityError), session_scope(engine) as s:
-        store.add_result(
+        result_store.add_result(
             s, night_id=night_id, phase="base", round_no=1, table="vinder",
             result={}, recorded_by="Ann",
         )
@@ -113,52 +117,52 @@ def test_night_results_and_corrections(engine) -> None:
 
 def test_poll_votes_and_beer(engine) -> None:
     with session_scope(engine) as s:
-        ann = store.add_member(s, name="Ann")
-        bo = store.add_member(s, name="Bo")
-        night = store.create_night(s, day=date(2025, 3, 1), host="Ann", seed=1, players=[], start={})
-        poll = store.create_poll(
+        ann = member_store.add_member(s, name="Ann")
+        bo = member_store.add_member(s, name="Bo")
+        night = night_store.create_night(s, day=date(2025, 3, 1), host="Ann", seed=1, players=[], start={})
+        poll = poll_store.create_poll(
             s, night_id=night.id, proposed_by="Ann", option_a=date(2025, 4, 5),
             option_b=date(2025, 4, 12), answer_by=date(2025, 3, 15),
         )
-        store.set_vote(s, poll_id=poll.id, member_id=ann.id, choice="a")
-        store.set_vote(s, poll_id=poll.id, member_id=bo.id, choice="a")
-        store.set_vote(s, poll_id=poll.id, member_id=bo.id, choice="b")
-        assert [v.choice for v in store.list_votes(s, poll_id=poll.id)] == ["a", "b"]
-        store.choose_date(s, poll_id=poll.id, chosen=date(2025, 4, 5))
-        assert store.get_poll(s, night_id=night.id).chosen == date(2025, 4, 5)
-        debt = store.add_debt(s, member_id=bo.id, reason="broke the date", recorded_by="Ann",
+        poll_store.set_vote(s, poll_id=poll.id, member_id=ann.id, choice="a")
+        poll_store.set_vote(s, poll_id=poll.id, member_id=bo.id, choice="a")
+        poll_store.set_vote(s, poll_id=poll.id, member_id=bo.id, choice="b")
+        assert [v.choice for v in poll_store.list_votes(s, poll_id=poll.id)] == ["a", "b"]
+        poll_store.choose_date(s, poll_id=poll.id, chosen=date(2025, 4, 5))
+        assert poll_store.get_poll(s, night_id=night.id).chosen == date(2025, 4, 5)
+        debt = beer_store.add_debt(s, member_id=bo.id, reason="broke the date", recorded_by="Ann",
                               night_id=night.id)
-        assert len(store.list_debts(s, open_only=True)) == 1
-        store.settle_debt(s, debt_id=debt.id)
-        assert store.list_debts(s, open_only=True) == []
-        assert len(store.list_debts(s)) == 1
-        store.delete_night(s, night_id=night.id)
-        assert store.get_night(s, night_id=night.id) is None
-        assert store.list_debts(s)[0].night_id is None
+        assert len(beer_store.list_debts(s, open_only=True)) == 1
+        beer_store.settle_debt(s, debt_id=debt.id)
+        assert beer_store.list_debts(s, open_only=True) == []
+        assert len(beer_store.list_debts(s)) == 1
+        night_store.delete_night(s, night_id=night.id)
+        assert night_store.get_night(s, night_id=night.id) is None
+        assert beer_store.list_debts(s)[0].night_id is None
 
 
 def test_late_flags_and_waived_crates(engine) -> None:
     """Migration 0003: late proposals and answers are stored; an elder's waiver with its reason
     takes a crate out of what is owed, once."""
     with session_scope(engine) as s:
-        bo = store.add_member(s, name="Bo")
-        night = store.create_night(s, day=date(2025, 3, 1), host="Bo", seed=1, players=[], start={})
-        poll = store.create_poll(
+        bo = member_store.add_member(s, name="Bo")
+        night = night_store.create_night(s, day=date(2025, 3, 1), host="Bo", seed=1, players=[], start={})
+        poll = poll_store.create_poll(
             s, night_id=night.id, proposed_by="Bo", option_a=date(2025, 4, 5),
             option_b=date(2025, 4, 12), answer_by=date(2025, 3, 20), late=True,
         )
-        store.set_vote(s, poll_id=poll.id, member_id=bo.id, choice="b", late=True)
-        debt = store.add_debt(s, member_id=bo.id, reason="late", recorded_by="the date poll",
+        poll_store.set_vote(s, poll_id=poll.id, member_id=bo.id, choice="b", late=True)
+        debt = beer_store.add_debt(s, member_id=bo.id, reason="late", recorded_by="the date poll",
                               night_id=night.id)
         poll_id, debt_id = poll.id, debt.id
     with session_scope(engine) as s:
-        assert store.get_poll(s, night_id=night.id).late is True
-        assert [v.late for v in store.list_votes(s, poll_id=poll_id)] == [True]
-        waived = store.waive_debt(s, debt_id=debt_id, by="Elsa", reason="his car broke down")
+        assert poll_store.get_poll(s, night_id=night.id).late is True
+        assert [v.late for v in poll_store.list_votes(s, poll_id=poll_id)] == [True]
+        waived = beer_store.waive_debt(s, debt_id=debt_id, by="Elsa", reason="his car broke down")
         assert (waived.waived_by, waived.waive_reason) == ("Elsa", "his car broke down")
         assert waived.waived_at is not None and not waived.is_owed
-        assert store.list_debts(s, open_only=True) == [] and len(store.list_debts(s)) == 1
+        assert beer_store.list_debts(s, open_only=True) == [] and len(beer_store.list_debts(s)) == 1
         with pytest.raises(ValueError, match="no longer owed"):
-            store.waive_debt(s, debt_id=debt_id, by="Elsa", reason="again")
+            beer_store.waive_debt(s, debt_id=debt_id, by="Elsa", reason="again")
         with pytest.raises(LookupError):
-            store.waive_debt(s, debt_id=debt_id + 99, by="Elsa", reason="none")
+            beer_store.waive_debt(s, debt_id=debt_id + 99, by="Elsa", reason="none")

@@ -16,7 +16,10 @@ from sqlmodel import select
 
 from app.club import RoundResult
 from app.main import create_app
-from app.store import club as store
+from app.store import members as member_store
+from app.store import nights as night_store
+from app.store import results as result_store
+from app.store import table_phones as phone_store
 from app.store.db import session_scope
 from app.web.club import table_links as links_module
 from tests.conftest import make_settings
@@ -67,8 +70,8 @@ def night_pair(client: Any) -> tuple[int, int]:
     by_phone = create_night(client, setup_form(ids, NINE))
     by_hand = create_night(client, setup_form(ids, NINE))
     with session_scope(client.app.state.engine) as session:
-        seed = store.get_night(session, night_id=by_phone).seed  # type: ignore[union-attr]
-        row = store.get_night(session, night_id=by_hand)
+        seed = night_store.get_night(session, night_id=by_phone).seed  # type: ignore[union-attr]
+        row = night_store.get_night(session, night_id=by_hand)
         assert row is not None
         row.seed = seed
         session.add(row)
@@ -122,8 +125,8 @@ def test_a_night_from_three_table_phones_ends_as_the_same_night_typed_on_the_nig
     assert phone_night.placement() == hand_night.placement()
     assert phone_night.hall_of_fame() == hand_night.hall_of_fame()
     with session_scope(client.app.state.engine) as session:
-        rows = store.list_results(session, night_id=by_phone)
-        states = [store.get_night(session, night_id=n).state for n in (by_phone, by_hand)]  # type: ignore[union-attr]
+        rows = result_store.list_results(session, night_id=by_phone)
+        states = [night_store.get_night(session, night_id=n).state for n in (by_phone, by_hand)]  # type: ignore[union-attr]
     assert {r.source for r in rows if r.phase != "playoff"} == {"phone"}
     assert states[0]["placement"] == states[1]["placement"] == phone_night.placement()
     # the Hall of Fame counts both nights alike: the winner has 9 + 9 points
@@ -145,7 +148,7 @@ def test_a_result_sent_twice_is_recorded_once(client) -> None:
     again = phone.send(result, fields=fields, chairs=chairs)  # the answer was lost: the phone sends again
     assert first == again == (200, {"outcome": "saved", "message": "Saved: base round 1 at the Mellanbord."})
     with session_scope(client.app.state.engine) as session:
-        rows = store.list_results(session, night_id=by_phone)
+        rows = result_store.list_results(session, night_id=by_phone)
     assert [(r.phase, r.round, r.table, r.source) for r in rows] == [("base", 1, "mellan", "phone")]
     assert rows[0].result == result.to_dict()
     assert "Recorded: base round 1 at the Mellanbord" in phone.page()
@@ -183,7 +186,7 @@ def test_an_entry_id_sent_for_another_table_or_round_is_refused_and_records_noth
     assert (status, answer["outcome"]) == (409, "mismatch"), answer
     assert "base round 2 at the Vinderbord" in answer["message"]
     with session_scope(client.app.state.engine) as session:
-        rows = store.list_results(session, night_id=by_phone)
+        rows = result_store.list_results(session, night_id=by_phone)
     assert [(r.phase, r.round, r.table) for r in rows] == [("base", 1, "vinder")]
     assert "data-result-form" in mellan.page()  # the Mellanbord's round is still open
     # the same entry at the same slot is still the repeat it always was
@@ -218,7 +221,7 @@ def test_two_phones_racing_on_one_table_give_one_result_and_a_conflict(client) -
     loser = next(answer for status, answer in answers if status == 409)
     assert "already recorded" in loser["message"] and "Not saved" in loser["message"]
     with session_scope(client.app.state.engine) as session:
-        rows = store.list_results(session, night_id=by_phone)
+        rows = result_store.list_results(session, night_id=by_phone)
     assert len(rows) == 1
     winner = answers.index(next(a for a in answers if a[0] == 200))
     assert rows[0].result == results[winner].to_dict()
@@ -266,7 +269,7 @@ def test_a_wrong_or_stale_table_link_is_refused_and_says_nothing_of_the_night(cl
         assert 'hx-trigger' not in polled.text  # the refusal takes the page's place and the polling ends
     assert len(bodies) == 1, "every refusal is the same page"
     with session_scope(client.app.state.engine) as session:
-        assert store.list_results(session, night_id=by_phone) == []
+        assert result_store.list_results(session, night_id=by_phone) == []
     assert client.get(fresh["vinder"]).status_code == 200  # the new link works
 
 
@@ -306,7 +309,7 @@ def test_a_phone_takes_its_result_back_until_the_round_is_complete(client) -> No
     assert "Base round 1 is complete: the moves" in page and "Base round 2 of 16" in page
     assert "data-undo-form" not in page
     with session_scope(client.app.state.engine) as session:
-        rows = store.list_results(session, night_id=by_phone)
+        rows = result_store.list_results(session, night_id=by_phone)
     assert next(r for r in rows if r.table == "vinder").result == right.to_dict()
 
 
@@ -342,7 +345,7 @@ def test_phone_results_are_marked_for_the_elders_who_can_correct_them(client) ->
     page = client.get(f"/club/nights/{by_phone}").text
     assert page.count("table phone") >= 2  # the table's card and the recorded results
     with session_scope(client.app.state.engine) as session:
-        row = store.list_results(session, night_id=by_phone)[0]
+        row = result_store.list_results(session, night_id=by_phone)[0]
     correct = client.get(f"/club/nights/{by_phone}/results/{row.id}/correct").text
     assert "This result was sent from the Vinderbord's phone." in correct
     fixed = result_for("base", 2, "vinder", chairs)
@@ -363,14 +366,14 @@ def test_phone_results_are_marked_for_the_elders_who_can_correct_them(client) ->
 
 def _entry_of(client: Any, night_id: int) -> str:
     with session_scope(client.app.state.engine) as session:
-        entry = session.exec(select(store.TableEntry).where(store.TableEntry.night_id == night_id)).first()
+        entry = session.exec(select(phone_store.TableEntry).where(phone_store.TableEntry.night_id == night_id)).first()
         assert entry is not None
         return entry.entry_id
 
 
 def _ids(client: Any) -> dict[str, int]:
     with session_scope(client.app.state.engine) as session:
-        return {m.name: m.id for m in store.list_members(session)}  # type: ignore[misc]
+        return {m.name: m.id for m in member_store.list_members(session)}  # type: ignore[misc]
 
 
 def test_bad_input_from_a_phone_gets_a_clear_message_and_changes_nothing(client) -> None:
@@ -393,7 +396,7 @@ def test_bad_input_from_a_phone_gets_a_clear_message_and_changes_nothing(client)
         assert response.status_code in (409, 422), what
         assert said in response.json()["message"], (what, response.json())
     with session_scope(client.app.state.engine) as session:
-        assert store.list_results(session, night_id=by_phone) == []
+        assert result_store.list_results(session, night_id=by_phone) == []
     # without the page's script: the same page again, with the message
     plain = client.post(post, data=cases["twice"][0])
     assert plain.status_code == 422 and "is chosen twice" in plain.text and "data-result-form" in plain.text

@@ -17,7 +17,8 @@ import httpx
 import pytest
 
 from app.secret_key import new_secret
-from app.store import club as store
+from app.store import members as member_store
+from app.store import results as result_store
 from app.store.db import make_engine, session_scope, upgrade
 from app.web.club.auth import hash_password
 from tests.e2e.conftest import free_port
@@ -56,10 +57,10 @@ def test_two_processes_one_result_and_the_other_process_board_follows(postgres_u
     upgrade(postgres_url)
     engine = make_engine(postgres_url)
     with session_scope(engine) as session:
-        store.add_member(session, name="Elsa", is_elder=True, password_hash=hash_password(PASSWORD))
+        member_store.add_member(session, name="Elsa", is_elder=True, password_hash=hash_password(PASSWORD))
         for name in NINE:
-            store.add_member(session, name=name)
-        ids = {m.name: m.id for m in store.list_members(session)}
+            member_store.add_member(session, name=name)
+        ids = {m.name: m.id for m in member_store.list_members(session)}
     secret = new_secret()
     with ExitStack() as stack:
         one = stack.enter_context(app_process(postgres_url, secret, tmp_path / "one.log"))
@@ -104,7 +105,7 @@ def test_two_processes_one_result_and_the_other_process_board_follows(postgres_u
         outcomes = sorted((r.status_code, r.json()["outcome"]) for r in said if r is not None)
         assert outcomes == [(200, "saved"), (409, "conflict")], [r.text for r in said if r]
         with session_scope(engine) as session:
-            rows = store.list_results(session, night_id=night_id)
+            rows = result_store.list_results(session, night_id=night_id)
         assert [(r.table, r.source) for r in rows] == [("mellan", "phone")]
 
         fresh = tv.get(f"/club/nights/{night_id}/board/fresh?v={stamp.group(1)}")

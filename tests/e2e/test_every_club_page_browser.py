@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import TimeoutError as PageTimeout
 
-from app.store import club as store
+from app.store import members as member_store
 from app.store.db import make_engine, session_scope, upgrade
 from app.web.club.auth import hash_password
 from tests.club_web.helpers import NINE, finished_night_in_store
@@ -50,10 +50,10 @@ def club(tmp_path: Path) -> Iterator[str]:
     upgrade(url)
     engine = make_engine(url)
     with session_scope(engine) as session:
-        store.add_member(session, name="Elsa", is_elder=True, password_hash=hash_password(ELDER_PASSWORD))
+        member_store.add_member(session, name="Elsa", is_elder=True, password_hash=hash_password(ELDER_PASSWORD))
         for name in [*NINE, "Kim"]:
-            store.add_member(session, name=name)
-        ids = {m.name: m.id for m in store.list_members(session)}
+            member_store.add_member(session, name=name)
+        ids = {m.name: m.id for m in member_store.list_members(session)}
     today = date.today()
     for k, seed in enumerate((3, 11, 29)):
         finished_night_in_store(engine, ids=ids, players=NINE, day=today - timedelta(days=70 - 28 * k),

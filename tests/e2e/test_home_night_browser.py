@@ -20,7 +20,9 @@ from typing import Any
 import pytest
 
 from app.club import Night
-from app.store import club as store
+from app.store import members as member_store
+from app.store import nights as night_store
+from app.store import results as result_store
 from app.store.db import make_engine, session_scope, upgrade
 from app.web.club import night_data as cn
 from app.web.club.auth import hash_password
@@ -47,12 +49,12 @@ def home(tmp_path: Path) -> Iterator[dict[str, Any]]:
     upgrade(url)
     engine = make_engine(url)
     with session_scope(engine) as session:
-        store.add_member(session, name="Elsa", is_elder=True, password_hash=hash_password(PASSWORD))
+        member_store.add_member(session, name="Elsa", is_elder=True, password_hash=hash_password(PASSWORD))
         for name in NINE:
-            store.add_member(session, name=name)
-        ids = {m.name: m.id for m in store.list_members(session)}
+            member_store.add_member(session, name=name)
+        ids = {m.name: m.id for m in member_store.list_members(session)}
         players = [{"name": p, "member_id": ids[p], "for_id": None, "for_name": None} for p in NINE]
-        row = store.create_night(session, day=date.today(), host="Ann", seed=SEED, players=players, start={},
+        row = night_store.create_night(session, day=date.today(), host="Ann", seed=SEED, players=players, start={},
                                  created_by="Elsa")
         cn.save_state(session, row, Night.new(NINE, None, seed=SEED))
         night_id = row.id
@@ -95,7 +97,7 @@ def elder_links(browser: Any, base: str, night_id: int) -> tuple[Any, dict[str, 
 
 def rows(engine: Any, night_id: int) -> list[tuple[str, int, str, str]]:
     with session_scope(engine) as session:
-        return [(r.phase, r.round, r.table, r.source) for r in store.list_results(session, night_id=night_id)]
+        return [(r.phase, r.round, r.table, r.source) for r in result_store.list_results(session, night_id=night_id)]
 
 
 def chairs_of(page: Any) -> list[str]:

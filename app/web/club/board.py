@@ -6,7 +6,7 @@ the finals and the placement, in big type. It reads what the night page shows to
 needs no login (a TV at the host's home has none).
 
 It stays live by polling: `/board/fresh?v=` answers 204 while the night's data (a digest of its
-rows, `store.night_fingerprint`), the reader's language and the clock's minute are what the page
+rows, `night_store.night_fingerprint`), the reader's language and the clock's minute are what the page
 shows, else the board's new content, swapped in one piece (no reload, no flicker). Everything
 comes from the database, so any app process answers alike.
 """
@@ -21,7 +21,7 @@ from fastapi.responses import HTMLResponse, Response
 from sqlmodel import Session
 
 from app.i18n import _, current_language
-from app.store import club as store
+from app.store import nights as night_store
 from app.store.db import session_scope
 from app.web.club import home_night
 from app.web.club import night_data as cn
@@ -34,7 +34,7 @@ POLL_SECONDS = 1
 
 def board_stamp(request: Request, session: Session, night_id: int) -> str | None:
     """What the board shows depends on: the night's rows, the language, the clock's minute."""
-    found = store.night_fingerprint(session, night_id=night_id)
+    found = night_store.night_fingerprint(session, night_id=night_id)
     if found is None:
         return None
     minute = datetime.now(UTC).astimezone(home_night.club_zone(request)).strftime("%H%M")

@@ -18,7 +18,9 @@ from app.club import Night
 from app.i18n import _, current_language
 from app.i18n.jinja import day, moment
 from app.names import display_name, name_key
-from app.store import club as store
+from app.store import members as member_store
+from app.store import nights as night_store
+from app.store import results as result_store
 from app.web.club import auth, identity
 from app.web.club import night_data as cn
 
@@ -107,7 +109,7 @@ FORMATS = {"nice_date": nice_date, "nice_day": nice_day, "nice_moment": nice_mom
            "upper_first": upper_first}
 
 
-def night_or_404(session: Session, night_id: int) -> tuple[store.Night, list[store.NightResult], Night]:
+def night_or_404(session: Session, night_id: int) -> tuple[night_store.Night, list[result_store.NightResult], Night]:
     loaded = cn.load(session, night_id=night_id)
     if loaded is None:
         raise HTTPException(status_code=404, detail=_("No such night"))
@@ -120,7 +122,7 @@ def name_error(session: Session, name: str, *, member_id: int | None = None) -> 
     if "/" in name:
         return _("A name cannot contain “/”.")
     key = name_key(name)
-    existing = next((m for m in store.list_members(session) if name_key(m.name) == key), None)
+    existing = next((m for m in member_store.list_members(session) if name_key(m.name) == key), None)
     if existing is not None and existing.id != member_id:
         return _("There is already a member called %(name)s.", name=existing.name)
     return None

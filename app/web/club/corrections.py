@@ -12,7 +12,8 @@ from app.club import CorrectionError, Night, RoundResult
 from app.club.constants import Stage
 from app.club.night_records import reason_of
 from app.i18n import _
-from app.store import club as store
+from app.store import nights as night_store
+from app.store import results as result_store
 from app.store.db import session_scope
 from app.web.club import auth
 from app.web.club import night_data as cn
@@ -25,8 +26,8 @@ router = APIRouter(prefix="/club", tags=["club"])
 
 
 def _correctable(
-    results: list[store.NightResult], night: Night, result_id: int
-) -> tuple[store.NightResult, list[str]]:
+    results: list[result_store.NightResult], night: Night, result_id: int
+) -> tuple[result_store.NightResult, list[str]]:
     """The recorded (non-playoff) result `result_id` and its table's chairs, else 404."""
     target = next((r for r in results if r.id == result_id), None)
     if target is None or target.phase == "playoff":
@@ -48,7 +49,7 @@ def _correct_page(request: Request, night_id: int, result_id: int, *, typed: dic
                 "winner": current.winner, "bar_rov": current.bar_rov,
                 "agurker": {p: str(current.agurk(p)) for p in chairs}, "reason": "",
             }
-        history = [c for c in store.list_corrections(session, night_id=night_id) if c.result_id == result_id]
+        history = [c for c in result_store.list_corrections(session, night_id=night_id) if c.result_id == result_id]
     return render(
         request,
         "club/correct.html",
@@ -74,7 +75,7 @@ def correct_submit(request: Request, night_id: int, result_id: int, form: auth.C
     drop_later = form.get("drop_later") == "yes"
     offer_drop = False
     with session_scope(db_engine(request)) as session:
-        store.lock_night(session, night_id=night_id)  # not while a table's phone changes the night
+        night_store.lock_night(session, night_id=night_id)  # not while a table's phone changes the night
         row, results, night = night_or_404(session, night_id)
         target, chairs = _correctable(results, night, result_id)
         result, errors, typed = parse_result(form, chairs)
@@ -96,7 +97,7 @@ def correct_submit(request: Request, night_id: int, result_id: int, form: auth.C
             except ValueError as exc:
                 errors.append(reason_of(exc))
             else:
-                store.correct_result(session, result_id=result_id, after=result.to_dict(),
+                result_store.correct_result(session, result_id=result_id, after=result.to_dict(),
                                      who=who.name or "", reason=reason)
                 cn.sync_rows(session, row, night)
                 cn.save_state(session, row, night)
@@ -111,8 +112,8 @@ def correct_submit(request: Request, night_id: int, result_id: int, form: auth.C
 @router.get("/corrections", response_class=HTMLResponse)
 def corrections_log(request: Request) -> Response:
     with session_scope(db_engine(request)) as session:
-        corrections = store.list_corrections(session)
-        nights = {n.id: n for n in store.list_nights(session)}
+        corrections = result_store.list_corrections(session)
+        nights = {n.id: n for n in night_store.list_nights(session)}
     return render(
         request,
         "club/corrections.html",

@@ -11,7 +11,7 @@ from fastapi.responses import HTMLResponse, Response
 from app.club.hall_of_fame import shared_ranks
 from app.i18n import N_, _
 from app.parsing import strict_int
-from app.store import club as store
+from app.store import members as member_store
 from app.store.db import session_scope
 from app.web.club import duplicate_view as dv
 from app.web.club import night_data as cn
@@ -61,7 +61,7 @@ def hall_of_fame(request: Request, sort: str = "points", year: str = "") -> Resp
 @router.get("/players/{name}", response_class=HTMLResponse)
 def player_page(request: Request, name: str) -> Response:
     with session_scope(db_engine(request)) as session:
-        member = store.get_member_by_name(session, name=name)
+        member = member_store.get_member_by_name(session, name=name)
         played = cn.played_nights(session)
         games = games_by_night(session, member.name) if member is not None else {}
         duplicate = [(row, chart_view(score)) for row, score in dv.player_nights(session, member.name)] if member else []

@@ -18,7 +18,8 @@ from app.club.night_records import RoundRecord
 from app.club.seating import forhand_of
 from app.club.timetable import ON_TIME, timetable
 from app.i18n import _, ngettext
-from app.store import club as store
+from app.store import nights as night_store
+from app.store import results as result_store
 from app.web.club import night_data as cn
 
 PLAYING = ("base", "finals")
@@ -82,7 +83,7 @@ def _utc(at: datetime) -> datetime:
     return at if at.tzinfo is not None else at.replace(tzinfo=UTC)  # SQLite keeps no zone
 
 
-def finish_times(results: list[store.NightResult], zone: ZoneInfo) -> dict[tuple[Stage, int], datetime]:
+def finish_times(results: list[result_store.NightResult], zone: ZoneInfo) -> dict[tuple[Stage, int], datetime]:
     """Each complete round and the moment (the club's wall clock) its last table came in."""
     by_round: dict[tuple[Stage, int], list[datetime]] = {}
     for r in results:
@@ -93,7 +94,7 @@ def finish_times(results: list[store.NightResult], zone: ZoneInfo) -> dict[tuple
     return {k: max(v).astimezone(zone).replace(tzinfo=None) for k, v in by_round.items() if len(v) == 3}
 
 
-def finals_seated_at(results: list[store.NightResult], night: Night, zone: ZoneInfo) -> datetime | None:
+def finals_seated_at(results: list[result_store.NightResult], night: Night, zone: ZoneInfo) -> datetime | None:
     """When the finals were seated: the last result before them (base round 16 or the playoff)."""
     if night.stage != "finals":
         return None
@@ -101,7 +102,7 @@ def finals_seated_at(results: list[store.NightResult], night: Night, zone: ZoneI
     return max(before).astimezone(zone).replace(tzinfo=None) if before else None
 
 
-def timetable_view(request: Request, row: store.Night, results: list[store.NightResult], night: Night,
+def timetable_view(request: Request, row: night_store.Night, results: list[result_store.NightResult], night: Night,
                    *, now: datetime | None = None) -> dict[str, Any]:
     """The programme with its planned and real times, where the night is, and how late."""
     zone = club_zone(request)

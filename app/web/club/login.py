@@ -9,7 +9,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
 from app.i18n import _
-from app.store import club as store
+from app.store import members as member_store
 from app.store.db import session_scope
 from app.web.club import auth, elder_login
 from app.web.club.common import clean_name, db_engine, redirect, render
@@ -20,7 +20,7 @@ router = APIRouter(prefix="/club", tags=["club"])
 @router.get("/setup", response_class=HTMLResponse)
 def setup_form(request: Request) -> Response:
     with session_scope(db_engine(request)) as session:
-        if store.count_elders(session):
+        if member_store.count_elders(session):
             return redirect("/club/login", request)
     return render(request, "club/setup.html", {"errors": [], "typed": {}})
 
@@ -40,19 +40,19 @@ async def setup_submit(request: Request, form: auth.CsrfForm) -> Response:
 
 def _has_elders(request: Request) -> bool:
     with session_scope(db_engine(request)) as session:
-        return bool(store.count_elders(session))
+        return bool(member_store.count_elders(session))
 
 
 def _set_up(request: Request, name: str, password_hash: str, errors: list[str]) -> Response:
     with session_scope(db_engine(request)) as session:
-        if store.count_elders(session):
+        if member_store.count_elders(session):
             return redirect("/club/login", request)
         if not errors:
-            existing = store.get_member_by_name(session, name=name)
+            existing = member_store.get_member_by_name(session, name=name)
             if existing is None:
-                member = store.add_member(session, name=name, is_elder=True, password_hash=password_hash)
+                member = member_store.add_member(session, name=name, is_elder=True, password_hash=password_hash)
             else:
-                member = store.update_member(
+                member = member_store.update_member(
                     session, member_id=existing.id, is_elder=True, active=True,  # type: ignore[arg-type]
                     password_hash=password_hash,
                 )
@@ -86,7 +86,7 @@ def _safe_next(raw: str | None) -> str:
 @router.get("/login", response_class=HTMLResponse)
 def login_form(request: Request, next: str = "/club") -> Response:
     with session_scope(db_engine(request)) as session:
-        if store.count_elders(session) == 0:
+        if member_store.count_elders(session) == 0:
             return redirect("/club/setup", request)
     return render(request, "club/login.html", {"next": _safe_next(next), "error": None, "name": ""})
 
@@ -112,7 +112,7 @@ def logout(request: Request, _form: auth.CsrfForm) -> Response:
     who = auth.viewer(request)
     if who.member_id is not None:  # every session of this elder ends, on every device
         with session_scope(db_engine(request)) as session:
-            store.end_sessions(session, member_id=who.member_id)
+            member_store.end_sessions(session, member_id=who.member_id)
     response = redirect("/club")
     auth.set_cookie(request, response, auth.new_session(request, None))
     return response

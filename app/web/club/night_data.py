@@ -20,7 +20,10 @@ from app.club.constants import BASE_ROUNDS, FINAL_ROUNDS, FINAL_TO_BASE, TABLE_N
 from app.club.hall_of_fame import HallOfFameRow, hall_of_fame_table
 from app.i18n import N_, _
 from app.i18n.jinja import day
-from app.store import club as store
+from app.store import date_polls as poll_store
+from app.store import members as member_store
+from app.store import nights as night_store
+from app.store import results as result_store
 
 log = logging.getLogger("gurka.club")
 
@@ -48,7 +51,7 @@ PROGRAMME = [
 ]
 
 
-def replay(row: store.Night, results: Iterable[store.NightResult]) -> Night:
+def replay(row: night_store.Night, results: Iterable[result_store.NightResult]) -> Night:
     """The night as the club core sees it, rebuilt from its stored rows."""
     players = [p["name"] for p in row.players]
     night = Night.new(players, row.start or None, seed=row.seed)
@@ -60,11 +63,11 @@ def replay(row: store.Night, results: Iterable[store.NightResult]) -> Night:
     return night
 
 
-def load(session: Session, *, night_id: int) -> tuple[store.Night, list[store.NightResult], Night] | None:
-    row = store.get_night(session, night_id=night_id)
+def load(session: Session, *, night_id: int) -> tuple[night_store.Night, list[result_store.NightResult], Night] | None:
+    row = night_store.get_night(session, night_id=night_id)
     if row is None:
         return None
-    results = store.list_results(session, night_id=night_id)
+    results = result_store.list_results(session, night_id=night_id)
     return row, results, replay(row, results)
 
 
@@ -87,13 +90,13 @@ def summary_state(night: Night) -> dict[str, Any]:
     return state
 
 
-def save_state(session: Session, row: store.Night, night: Night) -> None:
+def save_state(session: Session, row: night_store.Night, night: Night) -> None:
     state = summary_state(night)
-    current = store.get_night(session, night_id=row.id)  # type: ignore[arg-type]
+    current = night_store.get_night(session, night_id=row.id)  # type: ignore[arg-type]
     for key in ("rooms", "bot_level"):  # the online tables, the level of the bots for the absent
         if current is not None and key in current.state:
             state[key] = current.state[key]
-    store.save_night_state(
+    night_store.save_night_state(
         session,
         night_id=row.id,  # type: ignore[arg-type]
         state=state,
@@ -103,21 +106,21 @@ def save_state(session: Session, row: store.Night, night: Night) -> None:
 
 
 def record_table_result(
-    session: Session, row: store.Night, night: Night, *, table: str, result: RoundResult, by: str, source: str,
-) -> store.NightResult:
+    session: Session, row: night_store.Night, night: Night, *, table: str, result: RoundResult, by: str, source: str,
+) -> result_store.NightResult:
     """Record one table's result in the night's current round: the one way a result gets in,
     typed by an elder on the night page or sent from the table's phone. The club core takes it
     first (a result that does not fit raises ValueError and nothing is stored), then the row and
-    the night's summary are written. Lock the night (`store.lock_night`) before loading it."""
+    the night's summary are written. Lock the night (`night_store.lock_night`) before loading it."""
     phase, number = night.stage, night.current.number
     night.record(table, result)
-    saved = store.add_result(session, night_id=row.id, phase=phase, round_no=number,  # type: ignore[arg-type]
+    saved = result_store.add_result(session, night_id=row.id, phase=phase, round_no=number,  # type: ignore[arg-type]
                              table=table, result=result.to_dict(), recorded_by=by, source=source)
     save_state(session, row, night)
     return saved
 
 
-def sync_rows(session: Session, row: store.Night, night: Night) -> list[str]:
+def sync_rows(session: Session, row: night_store.Night, night: Night) -> list[str]:
     """After a correction: drop stored rows the corrected night no longer holds."""
     keep: set[tuple[str, int, str]] = set()
     playoffs: list[tuple[str, tuple[str, ...]]] = []
@@ -127,7 +130,7 @@ def sync_rows(session: Session, row: store.Night, night: Night) -> list[str]:
         else:
             playoffs.append((event.stage, tuple(event.order)))
     dropped = []
-    for result in store.list_results(session, night_id=row.id):  # type: ignore[arg-type]
+    for result in result_store.list_results(session, night_id=row.id):  # type: ignore[arg-type]
         if result.phase == "playoff":
             key = (result.table, tuple(result.result.get("order", ())))
             if key in playoffs:
@@ -136,7 +139,7 @@ def sync_rows(session: Session, row: store.Night, night: Night) -> list[str]:
         elif (result.phase, result.round, result.table) in keep:
             continue
         dropped.append(describe_slot(result.phase, result.round, result.table))
-        store.delete_result(session, result_id=result.id)  # type: ignore[arg-type]
+        result_store.delete_result(session, result_id=result.id)  # type: ignore[arg-type]
     return dropped
 
 
@@ -171,7 +174,7 @@ def last_night_tables(session: Session, *, before_id: int | None = None) -> dict
     A reserve's place counts for the member they stood in for; the reserve's own place does
     not count for the reserve.
     """
-    last = store.last_done_night(session, before_id=before_id)
+    last = night_store.last_done_night(session, before_id=before_id)
     if last is None or "finished_at" not in last.state:
         return {}
     finished: dict[str, str] = last.state["finished_at"]
@@ -188,7 +191,7 @@ def last_night_tables(session: Session, *, before_id: int | None = None) -> dict
 # ------------------------------------------------------------------ the date poll
 
 
-def poll_view(poll: store.DatePoll, votes: list[store.DateVote] | None, members: list[store.Member],
+def poll_view(poll: poll_store.DatePoll, votes: list[poll_store.DateVote] | None, members: list[member_store.Member],
               today: date) -> dict[str, Any]:
     names = {m.id: m.name for m in members}
     core = DatePoll(
@@ -249,9 +252,9 @@ class PlayedNight:
 
 def played_nights(session: Session) -> list[PlayedNight]:
     """Every finished night, oldest first, with players under their current names."""
-    names = {m.id: m.name for m in store.list_members(session)}
+    names = {m.id: m.name for m in member_store.list_members(session)}
     out: list[PlayedNight] = []
-    for row in store.list_nights(session, status="done", newest_first=False):
+    for row in night_store.list_nights(session, status="done", newest_first=False):
         state = row.state
         if "placement" not in state:
             continue

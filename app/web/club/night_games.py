@@ -10,7 +10,7 @@ from typing import Any
 
 from sqlmodel import Session
 
-from app.store import club as store
+from app.store import nights as night_store
 from app.web.club import night_data as cn
 
 
@@ -40,7 +40,7 @@ def night_games(state: dict[str, Any], player: str | None = None) -> list[dict[s
 def games_by_night(session: Session, player: str) -> dict[int, list[dict[str, Any]]]:
     """Night id → the online table games `player` sat at that night."""
     out: dict[int, list[dict[str, Any]]] = {}
-    for row in store.list_nights(session, status="done"):
+    for row in night_store.list_nights(session, status="done"):
         if row.id is not None:
             games = night_games(row.state, player)
             if games:

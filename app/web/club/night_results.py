@@ -13,7 +13,8 @@ from app.club import RoundResult
 from app.club.night_records import reason_of
 from app.i18n import N_, _
 from app.parsing import strict_int
-from app.store import club as store
+from app.store import nights as night_store
+from app.store import results as result_store
 from app.store.db import session_scope
 from app.web.club import auth
 from app.web.club import night_data as cn
@@ -80,7 +81,7 @@ def record_result(request: Request, night_id: int, form: auth.CsrfForm) -> Respo
     phase = str(form.get("phase") or "")
     round_no = str(form.get("round") or "")
     with session_scope(db_engine(request)) as session:
-        store.lock_night(session, night_id=night_id)  # a table's phone may be sending this very result
+        night_store.lock_night(session, night_id=night_id)  # a table's phone may be sending this very result
         row, results, night = night_or_404(session, night_id)
         errors: list[str] = []
         typed: dict[str, Any] = {}
@@ -143,7 +144,7 @@ def record_playoff(request: Request, night_id: int, form: auth.CsrfForm) -> Resp
                     errors.append(str(exc))
                 else:
                     count = sum(1 for r in results if r.phase == "playoff")
-                    store.add_result(
+                    result_store.add_result(
                         session, night_id=night_id, phase="playoff", round_no=count + 1,
                         table=stage, result={"order": order}, recorded_by=who.name or "",
                     )

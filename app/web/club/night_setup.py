@@ -15,7 +15,9 @@ from app.club import Night, start_tables
 from app.club.constants import BASE_TABLES, PLAYERS
 from app.club.night_records import reason_of
 from app.i18n import Text, _
-from app.store import club as store
+from app.store import date_polls as poll_store
+from app.store import members as member_store
+from app.store import nights as night_store
 from app.store.db import session_scope
 from app.web.club import auth
 from app.web.club import night_data as cn
@@ -36,9 +38,9 @@ router = APIRouter(prefix="/club", tags=["club"])
 
 
 def _setup_defaults(session: Session) -> dict[str, Any]:
-    members = store.list_members(session, active_only=True)
-    by_id = {m.id: m for m in store.list_members(session)}
-    last = store.last_done_night(session)
+    members = member_store.list_members(session, active_only=True)
+    by_id = {m.id: m for m in member_store.list_members(session)}
+    last = night_store.last_done_night(session)
     host = ""
     players: list[dict[str, str]] = []
     day = date.today()
@@ -49,7 +51,7 @@ def _setup_defaults(session: Session) -> dict[str, Any]:
             owner = by_id.get(p.get("for_id") or p["member_id"])
             if owner is not None and owner.active:
                 players.append({"player": str(owner.id), "new": "", "for": "", "table": "auto"})
-        poll = store.get_poll(session, night_id=last.id)  # type: ignore[arg-type]
+        poll = poll_store.get_poll(session, night_id=last.id)  # type: ignore[arg-type]
         if poll is not None:
             day = cn.poll_view(poll, None, members, date.today())["chosen"] or day
     while len(players) < PLAYERS:
@@ -60,9 +62,9 @@ def _setup_defaults(session: Session) -> dict[str, Any]:
 
 def _setup_page(request: Request, typed: dict[str, Any], errors: list[str], status: int = 200) -> Response:
     with session_scope(db_engine(request)) as session:
-        members = store.list_members(session, active_only=True)
+        members = member_store.list_members(session, active_only=True)
         where = cn.last_night_tables(session)
-        last = store.last_done_night(session)
+        last = night_store.last_done_night(session)
     return render(
         request,
         "club/night_new.html",
@@ -115,7 +117,7 @@ def new_night_submit(request: Request, form: auth.CsrfForm) -> Response:
     if day is None:
         errors.append(_("Choose the night's date."))
     with session_scope(db_engine(request)) as session:
-        by_id = {str(m.id): m for m in store.list_members(session)}
+        by_id = {str(m.id): m for m in member_store.list_members(session)}
         players: list[dict[str, Any]] = []
         newcomers: dict[str, str] = {}
         stand_ins: dict[str, str] = {}
@@ -123,7 +125,7 @@ def new_night_submit(request: Request, form: auth.CsrfForm) -> Response:
         for i, row in enumerate(rows, start=1):
             name, member_id = "", None
             if row["new"]:
-                existing = store.get_member_by_name(session, name=row["new"])
+                existing = member_store.get_member_by_name(session, name=row["new"])
                 if existing is not None:
                     row["player"], row["new"] = str(existing.id), ""
                 else:
@@ -186,11 +188,11 @@ def new_night_submit(request: Request, form: auth.CsrfForm) -> Response:
                 errors.append(reason_of(exc))
         if not errors:
             for name in to_create:
-                member = store.add_member(session, name=name)
+                member = member_store.add_member(session, name=name)
                 for p in players:
                     if p["name"] == name:
                         p["member_id"] = member.id
-            night_row = store.create_night(
+            night_row = night_store.create_night(
                 session, day=day, host=host, seed=seed, players=players, start=start or {},  # type: ignore[arg-type]
                 mode=typed["mode"], created_by=who.name or "", turn_seconds=turn_seconds or 0,
                 duplicate=typed["duplicate"] and typed["mode"] == "online",

@@ -16,7 +16,12 @@ from sqlmodel import Session
 from app.club import Night
 from app.i18n import _
 from app.rooms.bot_levels import DEFAULT_LEVEL, parse_level
-from app.store import club as store
+from app.store import absences as absence_store
+from app.store import beer as beer_store
+from app.store import date_polls as poll_store
+from app.store import members as member_store
+from app.store import nights as night_store
+from app.store import results as result_store
 from app.store.db import session_scope
 from app.web.club import absent_bots, auth, duplicate_pages, home_night, identity, table_links
 from app.web.club import night_data as cn
@@ -40,23 +45,23 @@ router = APIRouter(prefix="/club", tags=["club"])
 
 def night_context(
     session: Session,
-    row: store.Night,
-    results: list[store.NightResult],
+    row: night_store.Night,
+    results: list[result_store.NightResult],
     night: Night,
     *,
     form_errors: dict[str, list[str]] | None = None,
     typed: dict[str, dict[str, Any]] | None = None,
     poll_errors: list[str] | None = None,
 ) -> dict[str, Any]:
-    members = store.list_members(session, active_only=True)
-    poll = store.get_poll(session, night_id=row.id)  # type: ignore[arg-type]
-    votes = store.list_votes(session, poll_id=poll.id) if poll is not None and poll.id is not None else None
+    members = member_store.list_members(session, active_only=True)
+    poll = poll_store.get_poll(session, night_id=row.id)  # type: ignore[arg-type]
+    votes = poll_store.list_votes(session, poll_id=poll.id) if poll is not None and poll.id is not None else None
     poll_view = cn.poll_view(poll, votes, members, date.today()) if poll else None
-    corrections = store.list_corrections(session, night_id=row.id)
-    debts = [d for d in store.list_debts(session) if d.night_id == row.id and d.is_owed]
+    corrections = result_store.list_corrections(session, night_id=row.id)
+    debts = [d for d in beer_store.list_debts(session) if d.night_id == row.id and d.is_owed]
     standings_stage = night.stage
-    rows_by_round: dict[tuple[str, int], list[store.NightResult]] = {}
-    playoff_rows: list[store.NightResult] = []
+    rows_by_round: dict[tuple[str, int], list[result_store.NightResult]] = {}
+    playoff_rows: list[result_store.NightResult] = []
     for result in results:
         if result.phase == "playoff":
             playoff_rows.append(result)
@@ -84,7 +89,7 @@ def night_context(
                 "room_url": f"/r/{entry['slug']}", "players": entry["players"],
                 "play": {p: f"/club/nights/{row.id}/play/{key}/{i}" for i, p in enumerate(entry["players"])},
             })
-    absences = store.list_absences(session, night_id=row.id) if row.bots_for_absent_by is not None else []  # type: ignore[arg-type]
+    absences = absence_store.list_absences(session, night_id=row.id) if row.bots_for_absent_by is not None else []  # type: ignore[arg-type]
     ctx: dict[str, Any] = {
         "row": row,
         "result_rows": results,
@@ -208,7 +213,7 @@ def play_at_table(request: Request, night_id: int, key: str, chair: int, _form: 
     that no link preview or prefetch takes a seat. The seat token is issued on the event loop,
     where every room change happens."""
     with session_scope(db_engine(request)) as session:
-        row = store.get_night(session, night_id=night_id)
+        row = night_store.get_night(session, night_id=night_id)
     if row is None:
         raise HTTPException(status_code=404, detail=_("No such night"))
     entry = club_online.room_entry(row, key)
@@ -230,7 +235,7 @@ def play_at_table(request: Request, night_id: int, key: str, chair: int, _form: 
     return response
 
 
-def seat_owner(row: store.Night, name: str) -> int | None:
+def seat_owner(row: night_store.Night, name: str) -> int | None:
     """The member who plays under `name` at this night (a stand-in plays as themself)."""
     for p in row.players:
         if p.get("name") == name and isinstance(p.get("member_id"), int):
@@ -238,7 +243,7 @@ def seat_owner(row: store.Night, name: str) -> int | None:
     return None
 
 
-def seat_refused(request: Request, row: store.Night, *, seat_name: str, me: identity.Member | None) -> Response:
+def seat_refused(request: Request, row: night_store.Night, *, seat_name: str, me: identity.Member | None) -> Response:
     """Pressing Play next to someone else's name (or on a device that does not know its member)."""
     return render(request, "club/seat_refused.html",
                   {"row": row, "seat_name": seat_name, "me": me}, status=403)
@@ -270,7 +275,7 @@ def delete_night(request: Request, night_id: int, form: auth.CsrfForm) -> Respon
     if form.get("confirm") != "yes":
         return redirect(f"/club/nights/{night_id}", request)
     with session_scope(db_engine(request)) as session:
-        if store.get_night(session, night_id=night_id) is None:
+        if night_store.get_night(session, night_id=night_id) is None:
             raise HTTPException(status_code=404, detail=_("No such night"))
-        store.delete_night(session, night_id=night_id)
+        night_store.delete_night(session, night_id=night_id)
     return redirect("/club", request)

@@ -7,7 +7,10 @@ from datetime import date
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
-from app.store import club as store
+from app.store import beer as beer_store
+from app.store import date_polls as poll_store
+from app.store import members as member_store
+from app.store import nights as night_store
 from app.store.db import session_scope
 from app.web.club import night_data as cn
 from app.web.club.common import db_engine, nice_date, render
@@ -18,11 +21,11 @@ router = APIRouter(prefix="/club", tags=["club"])
 @router.get("", response_class=HTMLResponse)
 def club_home(request: Request) -> Response:
     with session_scope(db_engine(request)) as session:
-        nights = store.list_nights(session)
-        no_elder = store.count_elders(session) == 0
-        members = store.list_members(session, active_only=True)
-        polls: dict[int | None, store.DatePoll] = {p.night_id: p for p in store.list_polls(session)}
-        debts = store.list_debts(session, open_only=True)
+        nights = night_store.list_nights(session)
+        no_elder = member_store.count_elders(session) == 0
+        members = member_store.list_members(session, active_only=True)
+        polls: dict[int | None, poll_store.DatePoll] = {p.night_id: p for p in poll_store.list_polls(session)}
+        debts = beer_store.list_debts(session, open_only=True)
         played = cn.played_nights(session)
     this_year = date.today().year
     table = cn.table_for(played, None)[:5]

@@ -26,7 +26,8 @@ from markupsafe import Markup
 from app.club import Night
 from app.i18n import Text, _
 from app.rooms import LiveRoom, Refused
-from app.store import club as store
+from app.store import nights as night_store
+from app.store import results as result_store
 from app.store.db import session_scope
 from app.web.club import absent_bots
 from app.web.club import night_data as cn
@@ -109,7 +110,7 @@ def _result_text(result: dict[str, Any]) -> str:
                 first=first, second=second, winner=winner)
 
 
-def compute(row: store.Night, results: list[store.NightResult], night: Night) -> dict[str, TablePanel]:
+def compute(row: night_store.Night, results: list[result_store.NightResult], night: Night) -> dict[str, TablePanel]:
     """Every room of the night: its panel, from the night as stored (pure)."""
     assert row.id is not None
     rooms: dict[str, Any] = row.state.get("rooms", {})
@@ -203,7 +204,7 @@ WATCH_SECONDS = 3.0
 
 def _open_online_nights(app: FastAPI) -> set[int]:
     with session_scope(app.state.engine) as session:
-        return {n.id for n in store.list_nights(session, status="open") if n.mode == "online" and n.id is not None}
+        return {n.id for n in night_store.list_nights(session, status="open") if n.mode == "online" and n.id is not None}
 
 
 async def watch(app: FastAPI) -> None:
@@ -268,5 +269,5 @@ async def club_next(request: Request, slug: str) -> Response:
 
 def _entries(app: FastAPI, night_id: int) -> dict[str, Any]:
     with session_scope(app.state.engine) as session:
-        row = store.get_night(session, night_id=night_id)
+        row = night_store.get_night(session, night_id=night_id)
         return dict(row.state.get("rooms", {})) if row is not None else {}

@@ -31,7 +31,8 @@ from sqlmodel import Session
 from app.club import BASE_TABLES, FINAL_TABLES
 from app.club.constants import FINAL_TO_BASE
 from app.i18n import _
-from app.store import club as store
+from app.store import nights as night_store
+from app.store import table_phones as phone_store
 from app.store.db import session_scope
 from app.web.club import auth
 from app.web.club import night_data as cn
@@ -82,9 +83,9 @@ def admit(request: Request, session: Session, night_id: int, table: str, secret:
     wait = throttle.wait(where)
     if wait:
         raise TableRefused(wait)
-    row = store.get_night(session, night_id=night_id)
+    row = night_store.get_night(session, night_id=night_id)
     known = table in PHONE_TABLES and row is not None and row.mode == "hand"
-    generation = store.table_link_generation(session, night_id=night_id, table=table) if known else 0
+    generation = phone_store.table_link_generation(session, night_id=night_id, table=table) if known else 0
     expected = secret_for(request, night_id, table if known else PHONE_TABLES[0], generation)
     given = secret.encode("ascii", "replace")[:64]
     if not (hmac.compare_digest(expected.encode("ascii"), given) and known):
@@ -102,10 +103,10 @@ class TableLink:
     made_at: Any
 
 
-def links_of(request: Request, session: Session, row: store.Night) -> dict[str, TableLink]:
+def links_of(request: Request, session: Session, row: night_store.Night) -> dict[str, TableLink]:
     """Every table's current link, for the elders' view of the night page."""
     assert row.id is not None
-    made = store.table_link_generations(session, night_id=row.id)
+    made = phone_store.table_link_generations(session, night_id=row.id)
     base = str(request.base_url).rstrip("/")
     found: dict[str, TableLink] = {}
     for table in PHONE_TABLES:
@@ -117,7 +118,7 @@ def links_of(request: Request, session: Session, row: store.Night) -> dict[str, 
     return found
 
 
-def links_for_page(request: Request, row: store.Night, stage: str) -> dict[str, Any]:
+def links_for_page(request: Request, row: night_store.Night, stage: str) -> dict[str, Any]:
     """The night page's table phones section: the links of `stage`'s tables first."""
     with session_scope(db_engine(request)) as session:
         links = links_of(request, session, row)
@@ -128,7 +129,7 @@ def links_for_page(request: Request, row: store.Night, stage: str) -> dict[str, 
 def phone_of(request: Request, session: Session, night_id: int, table: str) -> str:
     """The current link of another table of the same night (a base table's phone goes on to its
     final table, `FINAL_OF_BASE`)."""
-    generation = store.table_link_generation(session, night_id=night_id, table=table)
+    generation = phone_store.table_link_generation(session, night_id=night_id, table=table)
     return phone_path(night_id, table, secret_for(request, night_id, table, generation))
 
 
@@ -142,9 +143,9 @@ def new_links(request: Request, night_id: int, form: auth.CsrfForm) -> Response:
     if not tables:
         raise HTTPException(status_code=422, detail=_("Choose a table for the new link."))
     with session_scope(db_engine(request)) as session:
-        row = store.get_night(session, night_id=night_id)
+        row = night_store.get_night(session, night_id=night_id)
         if row is None or row.mode != "hand":
             raise HTTPException(status_code=404, detail=_("No such night"))
         for table in tables:
-            store.new_table_link(session, night_id=night_id, table=table, made_by=who.name or "")
+            phone_store.new_table_link(session, night_id=night_id, table=table, made_by=who.name or "")
     return redirect(f"/club/nights/{night_id}#phones", request)

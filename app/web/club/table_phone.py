@@ -9,7 +9,7 @@ What a phone sends carries the link's secret (in the address: the only credentia
 `table_links`), the slot it was entered for (stage and round) and an entry id made when the form
 was drawn. The phone keeps an entry it could not send (static/js/table_phone.js) and sends it
 again when the connection is back; the server stores each entry id, so a repeat gets the stored
-answer and never a second result. Each change locks the night first (`store.lock_night`): two
+answer and never a second result. Each change locks the night first (`night_store.lock_night`): two
 phones at one table entering the same round get one result, and the other a conflict that
 says what was recorded. Nothing here uses a cookie, so there is nothing a cross-site form could
 ride on (and the security middleware refuses cross-site posts anyway).
@@ -35,7 +35,9 @@ from app.club.constants import Stage
 from app.club.night_records import reason_of
 from app.i18n import _, current_language, say
 from app.parsing import strict_int
-from app.store import club as store
+from app.store import nights as night_store
+from app.store import results as result_store
+from app.store import table_phones as phone_store
 from app.store.db import session_scope
 from app.web.club import home_night
 from app.web.club import night_data as cn
@@ -72,7 +74,7 @@ def phone_context(request: Request, session: Session, night_id: int, table: str,
     loaded = cn.load(session, night_id=night_id)
     assert loaded is not None  # `admit` found the night
     row, _results, night = loaded
-    stamp = f"{store.night_fingerprint(session, night_id=night_id)}-{current_language()}"
+    stamp = f"{night_store.night_fingerprint(session, night_id=night_id)}-{current_language()}"
     own_stage: Stage = "base" if table in BASE_TABLES else "finals"
     rnd = night.current
     if night.phase == "done":
@@ -119,13 +121,13 @@ def phone_context(request: Request, session: Session, night_id: int, table: str,
 def _undoable_entry(session: Session, night_id: int, night: Night, table: str) -> str | None:
     """The entry id of this round's result at `table` when it came from a phone and no elder
     has corrected it: it can be taken back until the round is complete."""
-    recorded = store.get_result(session, night_id=night_id, phase=night.stage, round_no=night.current.number,
+    recorded = result_store.get_result(session, night_id=night_id, phase=night.stage, round_no=night.current.number,
                                 table=table)
     if recorded is None or recorded.source != "phone" or recorded.id is None:
         return None
-    if any(c.result_id == recorded.id for c in store.list_corrections(session, night_id=night_id)):
+    if any(c.result_id == recorded.id for c in result_store.list_corrections(session, night_id=night_id)):
         return None
-    entry = store.entries_for_results(session, night_id=night_id).get(recorded.id)
+    entry = phone_store.entries_for_results(session, night_id=night_id).get(recorded.id)
     return entry.entry_id if entry else None
 
 
@@ -173,7 +175,7 @@ def table_fresh(request: Request, night_id: int, table: str, secret: str, v: str
                 return Response(status_code=204)
             html = render_string(request, "club/_table_refused.html", {"message": _refusal(0)})
             return HTMLResponse(html, status_code=404, headers={"Referrer-Policy": "no-referrer"})
-        if f"{store.night_fingerprint(session, night_id=night_id)}-{current_language()}" == v:
+        if f"{night_store.night_fingerprint(session, night_id=night_id)}-{current_language()}" == v:
             return Response(status_code=204, headers={"Referrer-Policy": "no-referrer"})
         ctx = phone_context(request, session, night_id, table, secret)
     html = render_string(request, "club/_table_phone_live.html", ctx)
@@ -237,8 +239,8 @@ def take_result(session: Session, night_id: int, table: str, form: FormData) -> 
     if not ENTRY_ID.fullmatch(entry_id) or form.get("phase") not in home_night.PLAYING or round_no is None:
         return Outcome("invalid", 422, _("This result is incomplete: reload the page and enter it again."))
     slot = cn.describe_slot(phase, round_no, table)
-    store.lock_night(session, night_id=night_id)
-    known = store.get_table_entry(session, night_id=night_id, entry_id=entry_id)
+    night_store.lock_night(session, night_id=night_id)
+    known = phone_store.get_table_entry(session, night_id=night_id, entry_id=entry_id)
     if known is not None and (known.table, known.phase, known.round) != (table, phase, round_no):
         return Outcome("mismatch", 409, _(
             "Not saved: this result's entry was already used for %(used)s, not %(slot)s. It stays on this "
@@ -260,10 +262,10 @@ def take_result(session: Session, night_id: int, table: str, form: FormData) -> 
     result, errors, _typed = parse_result(_with_winner(form, chairs), chairs)
     if result is None:
         return Outcome("invalid", 422, " ".join(errors))
-    recorded = store.get_result(session, night_id=night_id, phase=phase, round_no=round_no, table=table)
+    recorded = result_store.get_result(session, night_id=night_id, phase=phase, round_no=round_no, table=table)
     if recorded is not None:
         if recorded.result == result.to_dict():
-            store.add_table_entry(session, night_id=night_id, entry_id=entry_id, table=table, phase=phase,
+            phone_store.add_table_entry(session, night_id=night_id, entry_id=entry_id, table=table, phase=phase,
                                   round_no=round_no, result=result.to_dict(), result_id=None)
             return Outcome("saved", 200, _("%(slot)s was already recorded with this same result.",
                                            slot=upper_first(slot)))
@@ -279,7 +281,7 @@ def take_result(session: Session, night_id: int, table: str, form: FormData) -> 
                                        by=cn.TABLE_TITLE[table], source="phone")
     except ValueError as exc:
         return Outcome("invalid", 422, say(reason_of(exc)))
-    store.add_table_entry(session, night_id=night_id, entry_id=entry_id, table=table, phase=phase,
+    phone_store.add_table_entry(session, night_id=night_id, entry_id=entry_id, table=table, phase=phase,
                           round_no=round_no, result=result.to_dict(), result_id=saved.id)
     return Outcome("saved", 200, _("Saved: %(slot)s.", slot=slot))
 
@@ -288,8 +290,8 @@ def take_back(session: Session, night_id: int, table: str, form: FormData) -> Ou
     """Undo the phone's last result while its round is still open (no other table's result
     completed it) and no elder has corrected it."""
     entry_id = str(form.get("entry") or "")
-    store.lock_night(session, night_id=night_id)
-    entry = store.get_table_entry(session, night_id=night_id, entry_id=entry_id) if ENTRY_ID.fullmatch(entry_id) else None
+    night_store.lock_night(session, night_id=night_id)
+    entry = phone_store.get_table_entry(session, night_id=night_id, entry_id=entry_id) if ENTRY_ID.fullmatch(entry_id) else None
     if entry is None or entry.table != table or entry.undone_at is not None or entry.result_id is None:
         return Outcome("gone", 409, _("There is no result from this table to take back."))
     slot = cn.describe_slot(entry.phase, entry.round, table)
@@ -299,9 +301,9 @@ def take_back(session: Session, night_id: int, table: str, form: FormData) -> Ou
     if night.phase not in home_night.PLAYING or (entry.phase, entry.round) != (night.stage, night.current.number):
         return Outcome("gone", 409, _("Too late to take back %(slot)s: the next round has begun. An elder can "
                                       "correct it on the night page.", slot=slot))
-    if any(c.result_id == entry.result_id for c in store.list_corrections(session, night_id=night_id)):
+    if any(c.result_id == entry.result_id for c in result_store.list_corrections(session, night_id=night_id)):
         return Outcome("gone", 409, _("An elder has corrected %(slot)s, so it cannot be taken back here.", slot=slot))
-    store.undo_table_entry(session, entry=entry)
+    result_store.undo_table_entry(session, entry=entry)
     reloaded = cn.load(session, night_id=night_id)
     assert reloaded is not None
     cn.save_state(session, reloaded[0], reloaded[2])
