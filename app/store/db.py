@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Protocol
 
 from alembic import command
 from alembic.config import Config
@@ -63,3 +64,14 @@ def downgrade(url: str, revision: str = "base") -> None:
 def utc_now() -> datetime:
     """Now, in UTC: when a row was made or changed."""
     return datetime.now(UTC)
+
+
+class Stored(Protocol):
+    id: int | None
+
+
+def row_id(row: Stored) -> int:
+    """The id of a row read from the database (or flushed): it always has one there."""
+    if row.id is None:
+        raise LookupError(f"{type(row).__name__} is not stored yet")
+    return row.id

@@ -10,10 +10,10 @@ from typing import Any
 
 from app.club import Night, RoundResult
 from app.store import members as member_store
+from app.store import night_replay
 from app.store import nights as night_store
 from app.store import results as result_store
 from app.store.db import session_scope
-from app.web.club import night_data as cn
 
 NINE = ["Ann", "Bo", "Cy", "Di", "Ed", "Fi", "Gu", "Hal", "Ida"]
 PASSWORD = "gurka-elder-1"
@@ -72,7 +72,7 @@ def create_night(client: Any, data: dict[str, str]) -> int:
 
 def core(client: Any, night_id: int) -> Night:
     with session_scope(client.app.state.engine) as session:
-        loaded = cn.load(session, night_id=night_id)
+        loaded = night_replay.load(session, night_id=night_id)
         assert loaded is not None
         return loaded[2]
 
@@ -148,7 +148,7 @@ def finished_night_in_store(engine: Any, *, ids: dict[str, int], players: list[s
             night.record(table, result)
             result_store.add_result(session, night_id=row.id, phase=stage, round_no=number, table=table,
                              result=result.to_dict(), recorded_by="test")
-        cn.save_state(session, row, night)
+        night_replay.save_state(session, row, night)
         return row.id  # type: ignore[return-value]
 
 

@@ -177,9 +177,9 @@ def rooms_now(client: TestClient, night_id: int) -> dict[str, dict[str, Any]]:
     with session_scope(client.app.state.engine) as session:  # type: ignore[attr-defined]
         row = night_store.get_night(session, night_id=night_id)
         assert row is not None
-        from app.web.club import night_data as cn
+        from app.store import night_replay
 
-        loaded = cn.load(session, night_id=night_id)
+        loaded = night_replay.load(session, night_id=night_id)
         assert loaded is not None
         return club_online.current_rooms(row, loaded[2])
 

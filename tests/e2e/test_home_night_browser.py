@@ -21,10 +21,10 @@ import pytest
 
 from app.club import Night
 from app.store import members as member_store
+from app.store import night_replay
 from app.store import nights as night_store
 from app.store import results as result_store
 from app.store.db import make_engine, session_scope, upgrade
-from app.web.club import night_data as cn
 from app.web.club.auth import hash_password
 from tests.club_web.helpers import NINE
 from tests.e2e.conftest import CHROMIUM, free_port
@@ -56,7 +56,7 @@ def home(tmp_path: Path) -> Iterator[dict[str, Any]]:
         players = [{"name": p, "member_id": ids[p], "for_id": None, "for_name": None} for p in NINE]
         row = night_store.create_night(session, day=date.today(), host="Ann", seed=SEED, players=players, start={},
                                  created_by="Elsa")
-        cn.save_state(session, row, Night.new(NINE, None, seed=SEED))
+        night_replay.save_state(session, row, Night.new(NINE, None, seed=SEED))
         night_id = row.id
     port = free_port()
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("PYTEST")},

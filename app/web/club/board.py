@@ -21,10 +21,10 @@ from fastapi.responses import HTMLResponse, Response
 from sqlmodel import Session
 
 from app.i18n import _, current_language
+from app.store import night_replay
 from app.store import nights as night_store
 from app.store.db import session_scope
-from app.web.club import home_night
-from app.web.club import night_data as cn
+from app.web.club import home_night, night_view
 from app.web.club.common import db_engine, nice_date, render, render_string
 
 router = APIRouter(prefix="/club", tags=["club"])
@@ -43,18 +43,18 @@ def board_stamp(request: Request, session: Session, night_id: int) -> str | None
 
 def board_context(request: Request, session: Session, night_id: int) -> dict[str, Any]:
     stamp = board_stamp(request, session, night_id)
-    loaded = cn.load(session, night_id=night_id)
+    loaded = night_replay.load(session, night_id=night_id)
     if loaded is None or stamp is None:
         raise HTTPException(status_code=404, detail=_("No such night"))
     row, results, night = loaded
     moved_after, moves = home_night.last_moves(night)
     playing = night.phase in home_night.PLAYING
-    tables = cn.tables_view(night) if night.phase != "done" else []
+    tables = night_view.tables_view(night) if night.phase != "done" else []
     for t in tables:
         t["dealer_note"] = home_night.dealer_note(night, t["key"]) if playing else ""
     return {
         "row": row, "night": night, "stamp": stamp, "poll": POLL_SECONDS,
-        "title_date": nice_date(row.date), "round_label": cn.round_label(night),
+        "title_date": nice_date(row.date), "round_label": night_view.round_label(night),
         "tables_now": tables, "moved_after": moved_after, "moves": moves,
         "timetable": home_night.timetable_view(request, row, results, night),
         "playoffs": night.playoffs, "pending": night.pending_tables,

@@ -15,14 +15,15 @@ from sqlalchemy import Engine
 from sqlmodel import Session
 
 from app.club import Night
+from app.club.constants import TABLE_NAMES
 from app.i18n import _, current_language
 from app.i18n.jinja import day, moment
 from app.names import display_name, name_key
 from app.store import members as member_store
+from app.store import night_replay
 from app.store import nights as night_store
 from app.store import results as result_store
 from app.web.club import auth, identity
-from app.web.club import night_data as cn
 
 NAME_MAX = 40
 
@@ -36,7 +37,7 @@ def render(
     request: Request, name: str, context: dict[str, Any] | None = None, *, status: int = 200
 ) -> Response:
     who = auth.viewer(request)
-    ctx = {"viewer": who, "csrf": who.csrf, "tables": cn.TABLE_TITLE, "me": identity.remembered(request),
+    ctx = {"viewer": who, "csrf": who.csrf, "tables": TABLE_NAMES, "me": identity.remembered(request),
            **FORMATS, **(context or {})}
     response = request.app.state.templates.TemplateResponse(request, name, ctx, status_code=status)
     return auth.finish(request, response)
@@ -45,7 +46,7 @@ def render(
 def render_string(request: Request, name: str, context: dict[str, Any]) -> str:
     """A template as text, with what every club page gets (viewer, CSRF token, table titles)."""
     who = auth.viewer(request)
-    ctx = {"request": request, "viewer": who, "csrf": who.csrf, "tables": cn.TABLE_TITLE,
+    ctx = {"request": request, "viewer": who, "csrf": who.csrf, "tables": TABLE_NAMES,
            "me": identity.remembered(request), **FORMATS, **context}
     return str(request.app.state.templates.env.get_template(name).render(ctx))
 
@@ -110,7 +111,7 @@ FORMATS = {"nice_date": nice_date, "nice_day": nice_day, "nice_moment": nice_mom
 
 
 def night_or_404(session: Session, night_id: int) -> tuple[night_store.Night, list[result_store.NightResult], Night]:
-    loaded = cn.load(session, night_id=night_id)
+    loaded = night_replay.load(session, night_id=night_id)
     if loaded is None:
         raise HTTPException(status_code=404, detail=_("No such night"))
     return loaded

@@ -12,11 +12,12 @@ from app.club import CorrectionError, Night, RoundResult
 from app.club.constants import Stage
 from app.club.night_records import reason_of
 from app.i18n import _
+from app.nights.words import describe_slot
+from app.store import night_replay
 from app.store import nights as night_store
 from app.store import results as result_store
 from app.store.db import session_scope
 from app.web.club import auth
-from app.web.club import night_data as cn
 from app.web.club import online as club_online
 from app.web.club.common import db_engine, nice_date, night_or_404, redirect, render, require_elder
 from app.web.club.night_results import parse_result
@@ -55,7 +56,7 @@ def _correct_page(request: Request, night_id: int, result_id: int, *, typed: dic
         "club/correct.html",
         {
             "row": row, "target": target, "chairs": chairs, "typed": typed, "errors": errors or [],
-            "offer_drop": offer_drop, "history": history, "slot": cn.describe_slot(target.phase, target.round, target.table),
+            "offer_drop": offer_drop, "history": history, "slot": describe_slot(target.phase, target.round, target.table),
             "title_date": nice_date(row.date),
         },
         status=status,
@@ -99,8 +100,8 @@ def correct_submit(request: Request, night_id: int, result_id: int, form: auth.C
             else:
                 result_store.correct_result(session, result_id=result_id, after=result.to_dict(),
                                      who=who.name or "", reason=reason)
-                cn.sync_rows(session, row, night)
-                cn.save_state(session, row, night)
+                night_replay.sync_rows(session, row, night)
+                night_replay.save_state(session, row, night)
     if errors:
         return _correct_page(request, night_id, result_id, typed=typed, errors=errors,
                              offer_drop=offer_drop, status=422)
@@ -117,5 +118,5 @@ def corrections_log(request: Request) -> Response:
     return render(
         request,
         "club/corrections.html",
-        {"corrections": corrections, "nights": nights, "describe_slot": cn.describe_slot, "nice_date": nice_date},
+        {"corrections": corrections, "nights": nights, "describe_slot": describe_slot, "nice_date": nice_date},
     )

@@ -19,9 +19,9 @@ from app.store import members as member_store
 from app.store import nights as night_store
 from app.store.db import session_scope
 from app.web.club import auth, identity
-from app.web.club import night_data as cn
 from app.web.club.common import db_engine, nice_date, parse_date, redirect, upper_first
 from app.web.club.nights import night_page_response
+from app.web.club.poll_view import poll_view
 
 router = APIRouter(prefix="/club", tags=["club"])
 
@@ -87,7 +87,7 @@ def vote(request: Request, night_id: int, form: auth.CsrfForm) -> Response:
         else:
             member = next((m for m in members if me is not None and m.id == me.member_id), None)
         choice = str(form.get("choice") or "")
-        view = cn.poll_view(poll, poll_store.list_votes(session, poll_id=poll.id), members, date.today())  # type: ignore[arg-type]
+        view = poll_view(poll, poll_store.list_votes(session, poll_id=poll.id), members, date.today())  # type: ignore[arg-type]
         if member is None and named is None:
             errors.append(_("This device does not know you yet: open the personal link an elder sent you, once,"
                             " on this device, then answer."))
@@ -109,7 +109,7 @@ def vote(request: Request, night_id: int, form: auth.CsrfForm) -> Response:
                            entered_by=entered_by)
             if late:
                 _owe_crate(session, name=member.name, reason=LATE_ANSWER, night_id=night_id)
-            view = cn.poll_view(poll, poll_store.list_votes(session, poll_id=poll.id), members, date.today())
+            view = poll_view(poll, poll_store.list_votes(session, poll_id=poll.id), members, date.today())
             if view["closed"] and poll.chosen is None:
                 poll_store.choose_date(session, poll_id=poll.id, chosen=view["chosen"])
     if errors:

@@ -12,13 +12,13 @@ from sqlmodel import Session
 
 from app.club.duplicate import DuplicateScore, HandRow, matchpoints
 from app.i18n import _
+from app.nights.words import describe_slot
 from app.rules.cards import pretty_cards
 from app.store import nights as night_store
 from app.store import results as result_store
 from app.store.db import session_scope
 from app.web.club import duplicate_view as dv
 from app.web.club.common import db_engine, night_or_404, render
-from app.web.club.night_data import describe_slot
 
 router = APIRouter(prefix="/club", tags=["club"])
 

@@ -16,13 +16,21 @@ from app.club import BASE_TABLES, Night
 from app.club.constants import Stage
 from app.club.night_records import RoundRecord
 from app.club.seating import forhand_of
-from app.club.timetable import ON_TIME, timetable
-from app.i18n import _, ngettext
+from app.club.timetable import ON_TIME, programme_now, timetable
+from app.i18n import N_, _, ngettext
 from app.store import nights as night_store
 from app.store import results as result_store
-from app.web.club import night_data as cn
 
 PLAYING = ("base", "finals")
+
+PROGRAMME = [
+    ("15:00", N_("Meet and coffee"), "meet"),
+    ("15:30", N_("Base rounds 1–8"), "base1"),
+    ("18:00", N_("Dinner"), "dinner"),
+    ("19:00", N_("Base rounds 9–16"), "base2"),
+    ("21:30", N_("Finals"), "finals"),
+    ("23:00", N_("Night food"), "food"),
+]
 
 
 @dataclass(frozen=True)
@@ -116,8 +124,8 @@ def timetable_view(request: Request, row: night_store.Night, results: list[resul
         current = (night.stage, night.current.number)
     plan = timetable(row.date, finish_times(results, zone), current=current,
                      finals_seated=finals_seated_at(results, night, zone), now=clock)
-    labels = {key: label for _time, label, key in cn.PROGRAMME}
-    now_key = cn.programme_now(night)
+    labels = {key: label for _time, label, key in PROGRAMME}
+    now_key = programme_now(night)
     keys = [r.key for r in plan.rows]
     rows = [{"key": r.key, "label": labels[r.key], "planned": r.planned.strftime("%H:%M"),
              "actual": r.actual.strftime("%H:%M") if r.actual else None,

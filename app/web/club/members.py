@@ -9,11 +9,12 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse, Response
 from starlette.datastructures import FormData
 
+from app.club.hall_of_fame import hall_of_fame_table
 from app.i18n import _
 from app.store import members as member_store
+from app.store import night_replay
 from app.store.db import session_scope
 from app.web.club import auth, elder_login
-from app.web.club import night_data as cn
 from app.web.club.common import clean_name, db_engine, name_error, redirect, render, require_elder
 
 router = APIRouter(prefix="/club", tags=["club"])
@@ -28,8 +29,8 @@ def _members(request: Request, *, errors: list[str] | None = None, typed: dict[s
              status: int = 200) -> Response:
     with session_scope(db_engine(request)) as session:
         members = member_store.list_members(session)
-        played = cn.played_nights(session)
-    stats = {row.player: row for row in cn.table_for(played, None)}
+        played = night_replay.played_nights(session)
+    stats = {row.player: row for row in hall_of_fame_table([n.summary for n in played], None)}
     return render(
         request,
         "club/members.html",

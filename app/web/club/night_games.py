@@ -10,16 +10,16 @@ from typing import Any
 
 from sqlmodel import Session
 
+from app.nights.words import describe_slot
 from app.store import nights as night_store
-from app.web.club import night_data as cn
 
 
 def _label(key: str) -> str:
     parts = key.split("-")
     if parts[0] == "playoff" and len(parts) >= 2:
-        return cn.describe_slot("playoff", 0, parts[1])
+        return describe_slot("playoff", 0, parts[1])
     if len(parts) >= 3 and parts[1].isdigit():
-        return cn.describe_slot(parts[0], int(parts[1]), "-".join(parts[2:]))
+        return describe_slot(parts[0], int(parts[1]), "-".join(parts[2:]))
     return key
 
 

@@ -12,12 +12,13 @@ from starlette.datastructures import FormData
 from app.club import RoundResult
 from app.club.night_records import reason_of
 from app.i18n import N_, _
+from app.nights.words import describe_slot
 from app.parsing import strict_int
+from app.store import night_replay
 from app.store import nights as night_store
 from app.store import results as result_store
 from app.store.db import session_scope
 from app.web.club import auth
-from app.web.club import night_data as cn
 from app.web.club import online as club_online
 from app.web.club.common import db_engine, night_or_404, redirect, require_elder, upper_first
 from app.web.club.nights import night_context, render_night
@@ -90,14 +91,14 @@ def record_result(request: Request, night_id: int, form: auth.CsrfForm) -> Respo
         elif (phase, round_no) != (night.stage, str(night.current.number)) or table not in night.pending_tables:
             errors.append(_(
                 "%(slot)s is already recorded or not open: the page has moved on, see below.",
-                slot=upper_first(cn.describe_slot(phase, strict_int(round_no, lo=0) or 0, table)),
+                slot=upper_first(describe_slot(phase, strict_int(round_no, lo=0) or 0, table)),
             ))
         else:
             chairs = list(night.current.seating[table])
             result, errors, typed = parse_result(form, chairs)
             if result is not None:
                 try:
-                    cn.record_table_result(session, row, night, table=table, result=result,
+                    night_replay.add_table_result(session, row, night, table=table, result=result,
                                            by=who.name or "", source="hand")
                 except ValueError as exc:
                     errors.append(reason_of(exc))
@@ -148,7 +149,7 @@ def record_playoff(request: Request, night_id: int, form: auth.CsrfForm) -> Resp
                         session, night_id=night_id, phase="playoff", round_no=count + 1,
                         table=stage, result={"order": order}, recorded_by=who.name or "",
                     )
-                    cn.save_state(session, row, night)
+                    night_replay.save_state(session, row, night)
         if errors:
             ctx = night_context(
                 session, row, results, night, form_errors={f"playoff{group_no}": errors},

@@ -17,10 +17,10 @@ from app.club.night_records import reason_of
 from app.i18n import Text, _
 from app.store import date_polls as poll_store
 from app.store import members as member_store
+from app.store import night_replay
 from app.store import nights as night_store
 from app.store.db import session_scope
 from app.web.club import auth
-from app.web.club import night_data as cn
 from app.web.club import online as club_online
 from app.web.club.common import (
     clean_name,
@@ -32,6 +32,7 @@ from app.web.club.common import (
     render,
     require_elder,
 )
+from app.web.club.poll_view import poll_view
 from app.web.shared.loop import on_loop
 
 router = APIRouter(prefix="/club", tags=["club"])
@@ -53,7 +54,7 @@ def _setup_defaults(session: Session) -> dict[str, Any]:
                 players.append({"player": str(owner.id), "new": "", "for": "", "table": "auto"})
         poll = poll_store.get_poll(session, night_id=last.id)  # type: ignore[arg-type]
         if poll is not None:
-            day = cn.poll_view(poll, None, members, date.today())["chosen"] or day
+            day = poll_view(poll, None, members, date.today())["chosen"] or day
     while len(players) < PLAYERS:
         players.append({"player": "", "new": "", "for": "", "table": "auto"})
     return {"date": day.isoformat(), "host": host, "mode": "hand", "turn_seconds": str(TURN_DEFAULT),
@@ -63,7 +64,7 @@ def _setup_defaults(session: Session) -> dict[str, Any]:
 def _setup_page(request: Request, typed: dict[str, Any], errors: list[str], status: int = 200) -> Response:
     with session_scope(db_engine(request)) as session:
         members = member_store.list_members(session, active_only=True)
-        where = cn.last_night_tables(session)
+        where = night_replay.last_night_tables(session)
         last = night_store.last_done_night(session)
     return render(
         request,
@@ -164,7 +165,7 @@ def new_night_submit(request: Request, form: auth.CsrfForm) -> Response:
         if not host:
             errors.append(_("Choose the host."))
         start: dict[str, str] | None = None
-        where_ids = cn.last_night_tables(session)
+        where_ids = night_replay.last_night_tables(session)
         where = {by_id[str(mid)].name: t for mid, t in where_ids.items() if str(mid) in by_id}
         if not errors and len(players) == PLAYERS:
             nobody_known = not any(
@@ -197,7 +198,7 @@ def new_night_submit(request: Request, form: auth.CsrfForm) -> Response:
                 mode=typed["mode"], created_by=who.name or "", turn_seconds=turn_seconds or 0,
                 duplicate=typed["duplicate"] and typed["mode"] == "online",
             )
-            cn.save_state(session, night_row, cn.replay(night_row, []))
+            night_replay.save_state(session, night_row, night_replay.replay(night_row, []))
             night_id = night_row.id
     if errors:
         return _setup_page(request, typed, errors, status=422)

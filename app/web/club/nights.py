@@ -15,6 +15,7 @@ from sqlmodel import Session
 
 from app.club import Night
 from app.i18n import _
+from app.nights.words import describe_slot
 from app.rooms.bot_levels import DEFAULT_LEVEL, parse_level
 from app.store import absences as absence_store
 from app.store import beer as beer_store
@@ -23,8 +24,15 @@ from app.store import members as member_store
 from app.store import nights as night_store
 from app.store import results as result_store
 from app.store.db import session_scope
-from app.web.club import absent_bots, auth, duplicate_pages, home_night, identity, table_links
-from app.web.club import night_data as cn
+from app.web.club import (
+    absent_bots,
+    auth,
+    duplicate_pages,
+    home_night,
+    identity,
+    night_view,
+    table_links,
+)
 from app.web.club import online as club_online
 from app.web.club.common import (
     db_engine,
@@ -36,6 +44,7 @@ from app.web.club.common import (
     require_elder,
 )
 from app.web.club.night_games import night_games
+from app.web.club.poll_view import poll_view as view_of_poll
 from app.web.shared.loop import on_loop
 from app.web.shared.security import set_seat_cookie
 from app.web.table.bot_words import level_choices
@@ -56,7 +65,7 @@ def night_context(
     members = member_store.list_members(session, active_only=True)
     poll = poll_store.get_poll(session, night_id=row.id)  # type: ignore[arg-type]
     votes = poll_store.list_votes(session, poll_id=poll.id) if poll is not None and poll.id is not None else None
-    poll_view = cn.poll_view(poll, votes, members, date.today()) if poll else None
+    poll_view = view_of_poll(poll, votes, members, date.today()) if poll else None
     corrections = result_store.list_corrections(session, night_id=row.id)
     debts = [d for d in beer_store.list_debts(session) if d.night_id == row.id and d.is_owed]
     standings_stage = night.stage
@@ -71,7 +80,7 @@ def night_context(
     from_phones = {(r.phase, r.round, r.table) for r in results if r.source == "phone"}
     form_keys = set(night.pending_tables) | {f"playoff{i}" for i in range(len(night.playoffs))}
     general_errors = [e for k, errs in (form_errors or {}).items() if k not in form_keys for e in errs]
-    tables_now = cn.tables_view(night)
+    tables_now = night_view.tables_view(night)
     for t in tables_now:
         t["from_phone"] = (night.stage, night.current.number, t["key"]) in from_phones
     online_playoffs: list[dict[str, Any]] = []
@@ -95,7 +104,7 @@ def night_context(
         "result_rows": results,
         "night": night,
         "title_date": nice_date(row.date),
-        "round_label": cn.round_label(night),
+        "round_label": night_view.round_label(night),
         "tables_now": tables_now,
         "online_playoffs": online_playoffs,
         "standings": night.standings(standings_stage),
@@ -124,9 +133,9 @@ def night_context(
         "today": date.today(),
         "week_after": row.date + timedelta(days=7),
         "nice_date": nice_date,
-        "describe_slot": cn.describe_slot,
-        "table_note": cn.TABLE_NOTE,
-        "table_suit": cn.TABLE_SUIT,
+        "describe_slot": describe_slot,
+        "table_note": night_view.TABLE_NOTE,
+        "table_suit": night_view.TABLE_SUIT,
         "games": night_games(row.state),
         "bots_on": row.bots_for_absent_by is not None,
         "bots_by": row.bots_for_absent_by,

@@ -22,12 +22,13 @@ from typing import Any, cast
 from fastapi import FastAPI
 
 from app.club import Night, RoundResult
+from app.nights.words import describe_slot
 from app.rooms import LiveRoom, Refused, RoomManager, RoomStatus
+from app.store import night_replay
 from app.store import nights as night_store
 from app.store import results as result_store
 from app.store.db import session_scope
 from app.web.club import absent_bots, table_flow
-from app.web.club import night_data as cn
 from app.web.club.duplicate_decks import decks_of
 from app.web.state import manager_of
 
@@ -234,7 +235,7 @@ async def _open(app: FastAPI, manager: RoomManager, night_id: int, rooms: dict[s
 def _open_online_night(app: FastAPI, night_id: int) -> tuple[Night, dict[str, Any], bool] | None:
     """The night, its rooms and whether it deals duplicate decks, if it is an open online night."""
     with session_scope(app.state.engine) as session:
-        loaded = cn.load(session, night_id=night_id)
+        loaded = night_replay.load(session, night_id=night_id)
         if loaded is None:
             return None
         row, _results, night = loaded
@@ -270,7 +271,7 @@ def _remember_room(app: FastAPI, night_id: int, key: str, players: list[str], de
 
 def _record(app: FastAPI, night_id: int, *, stage: str, number: int, table: str, result: RoundResult) -> bool:
     with _NIGHT_WRITES, session_scope(app.state.engine) as session:
-        loaded = cn.load(session, night_id=night_id)
+        loaded = night_replay.load(session, night_id=night_id)
         if loaded is None:
             return False
         row, _results, night = loaded
@@ -279,14 +280,14 @@ def _record(app: FastAPI, night_id: int, *, stage: str, number: int, table: str,
         night.record(table, result)
         result_store.add_result(session, night_id=night_id, phase=stage, round_no=number, table=table,
                          result=result.to_dict(), recorded_by="online table", source="online")
-        cn.save_state(session, row, night)
-    log.info("night %s: %s recorded from its room", night_id, cn.describe_slot(stage, number, table))
+        night_replay.save_state(session, row, night)
+    log.info("night %s: %s recorded from its room", night_id, describe_slot(stage, number, table))
     return True
 
 
 def _record_playoff(app: FastAPI, night_id: int, *, stage: str, order: list[str]) -> bool:
     with _NIGHT_WRITES, session_scope(app.state.engine) as session:
-        loaded = cn.load(session, night_id=night_id)
+        loaded = night_replay.load(session, night_id=night_id)
         if loaded is None:
             return False
         row, results, night = loaded
@@ -296,7 +297,7 @@ def _record_playoff(app: FastAPI, night_id: int, *, stage: str, order: list[str]
         count = sum(1 for r in results if r.phase == "playoff")
         result_store.add_result(session, night_id=night_id, phase="playoff", round_no=count + 1, table=stage,
                          result={"order": order}, recorded_by="online table", source="online")
-        cn.save_state(session, row, night)
+        night_replay.save_state(session, row, night)
     log.info("night %s: the playoff of %s recorded from its room", night_id, ", ".join(order))
     return True
 
@@ -361,7 +362,7 @@ async def apply_bot_wishes(app: FastAPI, night_id: int) -> None:
 
 def _rooms_now(app: FastAPI, night_id: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]] | None:
     with session_scope(app.state.engine) as session:
-        loaded = cn.load(session, night_id=night_id)
+        loaded = night_replay.load(session, night_id=night_id)
         if loaded is None or loaded[0].mode != "online" or loaded[0].status != "open":
             return None
         row, _results, night = loaded

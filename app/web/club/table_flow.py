@@ -24,13 +24,14 @@ from fastapi.responses import Response
 from markupsafe import Markup
 
 from app.club import Night
+from app.club.constants import TABLE_NAMES
 from app.i18n import Text, _
 from app.rooms import LiveRoom, Refused
+from app.store import night_replay
 from app.store import nights as night_store
 from app.store import results as result_store
 from app.store.db import session_scope
 from app.web.club import absent_bots
-from app.web.club import night_data as cn
 from app.web.club.common import redirect
 from app.web.club.duplicate_decks import decks_of
 from app.web.shared.security import origin_allowed, seat_token, set_seat_cookie
@@ -82,7 +83,7 @@ def install(app: FastAPI) -> None:
 
 
 def table_title(stage: str, number: int, table: str) -> Text:
-    title = cn.TABLE_TITLE.get(table, table)
+    title = TABLE_NAMES.get(table, table)
     if stage == "playoff":
         return Text("Playoff")
     if stage == "base":
@@ -161,7 +162,7 @@ def compute(row: night_store.Night, results: list[result_store.NightResult], nig
 
 def _load(app: FastAPI, night_id: int) -> dict[str, TablePanel]:
     with session_scope(app.state.engine) as session:
-        loaded = cn.load(session, night_id=night_id)
+        loaded = night_replay.load(session, night_id=night_id)
         if loaded is None or loaded[0].mode != "online":
             return {}
         return compute(*loaded)

@@ -29,13 +29,12 @@ from fastapi.responses import HTMLResponse, Response
 from sqlmodel import Session
 
 from app.club import BASE_TABLES, FINAL_TABLES
-from app.club.constants import FINAL_TO_BASE
+from app.club.constants import FINAL_TO_BASE, TABLE_NAMES
 from app.i18n import _
 from app.store import nights as night_store
 from app.store import table_phones as phone_store
 from app.store.db import session_scope
 from app.web.club import auth
-from app.web.club import night_data as cn
 from app.web.club.common import db_engine, redirect, require_elder
 from app.web.shared.address import client_address
 from app.web.shared.throttle import Throttle, app_clock, throttle_of
@@ -112,7 +111,7 @@ def links_of(request: Request, session: Session, row: night_store.Night) -> dict
     for table in PHONE_TABLES:
         kept = made.get(table)
         path = phone_path(row.id, table, secret_for(request, row.id, table, kept.generation if kept else 0))
-        title = _("QR code: the %(table)s's phone link", table=cn.TABLE_TITLE[table])
+        title = _("QR code: the %(table)s's phone link", table=TABLE_NAMES[table])
         found[table] = TableLink(table, path, base + path, qr_svg(base + path, title=title),
                                  kept.made_by if kept else "", kept.made_at if kept else None)
     return found

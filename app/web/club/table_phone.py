@@ -31,16 +31,17 @@ from sqlmodel import Session
 from starlette.datastructures import FormData
 
 from app.club import BASE_TABLES, Night
-from app.club.constants import Stage
+from app.club.constants import TABLE_NAMES, Stage
 from app.club.night_records import reason_of
 from app.i18n import _, current_language, say
+from app.nights.words import describe_slot, result_words
 from app.parsing import strict_int
+from app.store import night_replay
 from app.store import nights as night_store
 from app.store import results as result_store
 from app.store import table_phones as phone_store
 from app.store.db import session_scope
-from app.web.club import home_night
-from app.web.club import night_data as cn
+from app.web.club import home_night, night_view
 from app.web.club.common import db_engine, nice_date, render, render_string, upper_first
 from app.web.club.night_results import parse_result
 from app.web.club.table_links import FINAL_OF_BASE, TableRefused, admit, phone_of, phone_path
@@ -71,7 +72,7 @@ class Outcome:
 
 
 def phone_context(request: Request, session: Session, night_id: int, table: str, secret: str) -> dict[str, Any]:
-    loaded = cn.load(session, night_id=night_id)
+    loaded = night_replay.load(session, night_id=night_id)
     assert loaded is not None  # `admit` found the night
     row, _results, night = loaded
     stamp = f"{night_store.night_fingerprint(session, night_id=night_id)}-{current_language()}"
@@ -89,26 +90,26 @@ def phone_context(request: Request, session: Session, night_id: int, table: str,
         state = "wait"
     ctx: dict[str, Any] = {
         "row": row, "night": night, "table": table, "state": state, "stamp": stamp,
-        "title": cn.TABLE_TITLE[table], "suit": cn.TABLE_SUIT[table], "note": cn.TABLE_NOTE[table],
-        "title_date": nice_date(row.date), "round_label": cn.round_label(night),
+        "title": TABLE_NAMES[table], "suit": night_view.TABLE_SUIT[table], "note": night_view.TABLE_NOTE[table],
+        "title_date": nice_date(row.date), "round_label": night_view.round_label(night),
         "base": phone_path(night_id, table, secret),
     }
     if state in ("play", "wait"):
         ctx["chairs"] = home_night.chairs_of(rnd, table)
         ctx["dealer_note"] = home_night.dealer_note(night, table)
         ctx["slot"] = f"{night.stage}-{rnd.number}"
-        ctx["slot_words"] = cn.describe_slot(night.stage, rnd.number, table)
+        ctx["slot_words"] = describe_slot(night.stage, rnd.number, table)
     if state == "play":
         ctx["entry"] = secrets.token_urlsafe(18)
         moved_after, moves = home_night.last_moves(night)
         ctx["moved_after"], ctx["moves"] = moved_after, moves
     if state == "wait":
         ctx["result"] = rnd.results[table]
-        ctx["waiting_for"] = [cn.TABLE_TITLE[t] for t in rnd.pending_tables]
+        ctx["waiting_for"] = [TABLE_NAMES[t] for t in rnd.pending_tables]
         ctx["undo_entry"] = _undoable_entry(session, night_id, night, table)
     if state == "base_over" and night.stage == "finals":
         final = FINAL_OF_BASE[table]
-        ctx["final_title"], ctx["final_link"] = cn.TABLE_TITLE[final], phone_of(request, session, night_id, final)
+        ctx["final_title"], ctx["final_link"] = TABLE_NAMES[final], phone_of(request, session, night_id, final)
     if state in ("base_over", "before_finals", "playoff", "done"):
         ctx.update(home_night.standings_view(night))
         ctx.update(home_night.finals_view(night))
@@ -238,26 +239,26 @@ def take_result(session: Session, night_id: int, table: str, form: FormData) -> 
     round_no = strict_int(form.get("round"), lo=1, hi=99)
     if not ENTRY_ID.fullmatch(entry_id) or form.get("phase") not in home_night.PLAYING or round_no is None:
         return Outcome("invalid", 422, _("This result is incomplete: reload the page and enter it again."))
-    slot = cn.describe_slot(phase, round_no, table)
+    slot = describe_slot(phase, round_no, table)
     night_store.lock_night(session, night_id=night_id)
     known = phone_store.get_table_entry(session, night_id=night_id, entry_id=entry_id)
     if known is not None and (known.table, known.phase, known.round) != (table, phase, round_no):
         return Outcome("mismatch", 409, _(
             "Not saved: this result's entry was already used for %(used)s, not %(slot)s. It stays on this "
             "phone: show it to an elder, who can enter it on the night page.",
-            used=cn.describe_slot(known.phase, known.round, known.table), slot=slot))
+            used=describe_slot(known.phase, known.round, known.table), slot=slot))
     if known is not None:
         if known.undone_at is not None:
             return Outcome("undone", 409, _("This result for %(slot)s was taken back at the table, so it is not "
                                             "recorded again.", slot=slot))
         return Outcome("saved", 200, _("Saved: %(slot)s.", slot=slot))
-    loaded = cn.load(session, night_id=night_id)
+    loaded = night_replay.load(session, night_id=night_id)
     assert loaded is not None
     row, _results, night = loaded
     seating = next((r.seating for r in night.history(phase) if r.number == round_no), None)
     if seating is None or table not in seating:
         return Outcome("closed", 409, _("%(slot)s is not open: nothing was saved. The page shows where the "
-                                        "night is now.", slot=cn.describe_slot(phase, round_no, table)))
+                                        "night is now.", slot=describe_slot(phase, round_no, table)))
     chairs = list(seating[table])
     result, errors, _typed = parse_result(_with_winner(form, chairs), chairs)
     if result is None:
@@ -272,13 +273,13 @@ def take_result(session: Session, night_id: int, table: str, form: FormData) -> 
         return Outcome("conflict", 409, _(
             "Not saved: %(slot)s is already recorded, from another phone or by an elder: %(result)s. "
             "If that is wrong, take it back on this page or ask an elder to correct it.",
-            slot=slot, result=cn.result_words(recorded.result)))
+            slot=slot, result=result_words(recorded.result)))
     if night.phase not in home_night.PLAYING or (phase, round_no) != (night.stage, night.current.number):
         return Outcome("closed", 409, _("%(slot)s cannot be recorded now: nothing was saved. The page shows "
                                         "where the night is now.", slot=upper_first(slot)))
     try:
-        saved = cn.record_table_result(session, row, night, table=table, result=result,
-                                       by=cn.TABLE_TITLE[table], source="phone")
+        saved = night_replay.add_table_result(session, row, night, table=table, result=result,
+                                       by=TABLE_NAMES[table], source="phone")
     except ValueError as exc:
         return Outcome("invalid", 422, say(reason_of(exc)))
     phone_store.add_table_entry(session, night_id=night_id, entry_id=entry_id, table=table, phase=phase,
@@ -294,8 +295,8 @@ def take_back(session: Session, night_id: int, table: str, form: FormData) -> Ou
     entry = phone_store.get_table_entry(session, night_id=night_id, entry_id=entry_id) if ENTRY_ID.fullmatch(entry_id) else None
     if entry is None or entry.table != table or entry.undone_at is not None or entry.result_id is None:
         return Outcome("gone", 409, _("There is no result from this table to take back."))
-    slot = cn.describe_slot(entry.phase, entry.round, table)
-    loaded = cn.load(session, night_id=night_id)
+    slot = describe_slot(entry.phase, entry.round, table)
+    loaded = night_replay.load(session, night_id=night_id)
     assert loaded is not None
     _row, _results, night = loaded
     if night.phase not in home_night.PLAYING or (entry.phase, entry.round) != (night.stage, night.current.number):
@@ -304,8 +305,8 @@ def take_back(session: Session, night_id: int, table: str, form: FormData) -> Ou
     if any(c.result_id == entry.result_id for c in result_store.list_corrections(session, night_id=night_id)):
         return Outcome("gone", 409, _("An elder has corrected %(slot)s, so it cannot be taken back here.", slot=slot))
     result_store.undo_table_entry(session, entry=entry)
-    reloaded = cn.load(session, night_id=night_id)
+    reloaded = night_replay.load(session, night_id=night_id)
     assert reloaded is not None
-    cn.save_state(session, reloaded[0], reloaded[2])
+    night_replay.save_state(session, reloaded[0], reloaded[2])
     return Outcome("taken_back", 200, _("Taken back: %(slot)s can be entered again.", slot=slot))
 
