@@ -19,6 +19,7 @@ from app.club.constants import TABLE_NAMES
 from app.i18n import _, current_language
 from app.i18n.jinja import day, moment
 from app.names import display_name, name_key
+from app.nights.words import upper_first
 from app.store import members as member_store
 from app.store import night_replay
 from app.store import nights as night_store
@@ -75,11 +76,6 @@ def parse_date(raw: str | None) -> date | None:
         return date.fromisoformat((raw or "").strip())
     except ValueError:
         return None
-
-
-def upper_first(text: str) -> str:
-    """A sentence that starts with a capital letter (the rest as it is)."""
-    return text[:1].upper() + text[1:]
 
 
 def nice_date(d: date | None) -> str:

@@ -13,13 +13,14 @@ from app.club import DatePoll
 from app.club.dates import LATE_ANSWER
 from app.club.night_records import reason_of
 from app.i18n import _, say
+from app.nights.words import upper_first
 from app.store import beer as beer_store
 from app.store import date_polls as poll_store
 from app.store import members as member_store
 from app.store import nights as night_store
 from app.store.db import session_scope
 from app.web.club import auth, identity
-from app.web.club.common import db_engine, nice_date, parse_date, redirect, upper_first
+from app.web.club.common import db_engine, nice_date, parse_date, redirect
 from app.web.club.nights import night_page_response
 from app.web.club.poll_view import poll_view
 

@@ -26,7 +26,6 @@ from app.nights.words import describe_slot
 from app.rooms import LiveRoom, Refused, RoomManager, RoomStatus
 from app.store import night_replay
 from app.store import nights as night_store
-from app.store import results as result_store
 from app.store.db import session_scope
 from app.web.club import absent_bots, table_flow
 from app.web.club.duplicate_decks import decks_of
@@ -277,10 +276,8 @@ def _record(app: FastAPI, night_id: int, *, stage: str, number: int, table: str,
         row, _results, night = loaded
         if night.stage != stage or night.current.number != number or table not in night.pending_tables:
             return False  # recorded meanwhile (by hand) or the night moved on
-        night.record(table, result)
-        result_store.add_result(session, night_id=night_id, phase=stage, round_no=number, table=table,
-                         result=result.to_dict(), recorded_by="online table", source="online")
-        night_replay.save_state(session, row, night)
+        night_replay.add_table_result(session, row, night, table=table, result=result, by="online table",
+                                      source="online")
     log.info("night %s: %s recorded from its room", night_id, describe_slot(stage, number, table))
     return True
 
@@ -293,11 +290,8 @@ def _record_playoff(app: FastAPI, night_id: int, *, stage: str, order: list[str]
         row, results, night = loaded
         if night.phase != "playoff" or night.stage != stage or sorted(order) not in [sorted(g) for g in night.playoffs]:
             return False
-        night.record_playoff(order)
-        count = sum(1 for r in results if r.phase == "playoff")
-        result_store.add_result(session, night_id=night_id, phase="playoff", round_no=count + 1, table=stage,
-                         result={"order": order}, recorded_by="online table", source="online")
-        night_replay.save_state(session, row, night)
+        night_replay.add_playoff(session, row, night, order=order, by="online table", source="online",
+                                 count=sum(1 for r in results if r.phase == "playoff"))
     log.info("night %s: the playoff of %s recorded from its room", night_id, ", ".join(order))
     return True
 
