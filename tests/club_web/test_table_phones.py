@@ -30,6 +30,7 @@ from .helpers import (
     become_elder,
     core,
     create_night,
+    personal_link,
     setup_form,
     token,
 )
@@ -421,3 +422,35 @@ def test_the_board_and_the_phone_answer_204_until_something_changes(client) -> N
     after = client.get(f"/club/nights/{by_phone}/board/fresh?v={stamp}")
     assert after.status_code == 200 and 'id="board"' in after.text
     assert after.text.count('class="tag ok"') == 1  # the Mellanbord is in
+
+
+def test_every_answer_at_a_secret_address_says_no_referrer(client) -> None:
+    """A table phone's link and a member's personal link are credentials: no answer at them,
+    whatever its kind, lets the address leave in a Referer header."""
+    by_phone, _ = night_pair(client)
+    links = table_links(client, by_phone)
+    phone = Phone(client, links["vinder"])
+    page = client.get(phone.link)
+    stamp = re.search(r'/fresh\?v=([\w-]+)"', page.text).group(1)  # type: ignore[union-attr]
+    chairs = core(client, by_phone).tables["vinder"]
+    fields = phone.form()
+    json = {"Accept": "application/json"}
+    answers = {
+        "the page": page,
+        "nothing new": client.get(f"{phone.link}/fresh?v={stamp}"),
+        "the live part": client.get(f"{phone.link}/fresh?v=old"),
+        "a result": client.post(phone.link + "/results", headers=json,
+                                data={**fields, "first_out": chairs[0], "second_out": chairs[1]}),
+        "an incomplete result": client.post(phone.link + "/results", data={"entry": ""}, headers=json),
+        "a result without script": client.post(phone.link + "/results", data={"entry": ""}),
+        "taking nothing back": client.post(phone.link + "/undo", data={"entry": ""}, headers=json),
+        "a wrong link": client.get(phone.link[:-3] + "xyz"),
+        "a wrong link's result": client.post(phone.link[:-3] + "xyz/results", data={"entry": ""}, headers=json),
+        "a personal link": client.get(personal_link(client, NINE[0])),
+        "a wrong personal link": client.get("/club/me/" + "x" * 30),
+    }
+    kinds = {name: (response.status_code, response.headers.get("referrer-policy"))
+             for name, response in answers.items()}
+    assert {name: policy for name, (_status, policy) in kinds.items()} == dict.fromkeys(answers, "no-referrer"), kinds
+    assert {status for status, _policy in kinds.values()} >= {200, 204, 404, 409, 422}, kinds
+    assert client.get("/club").headers["referrer-policy"] == "same-origin"  # elsewhere as before

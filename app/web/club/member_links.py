@@ -13,9 +13,10 @@ from app.store.db import session_scope
 from app.web.club import auth, identity
 from app.web.club.common import db_engine, redirect, render, require_elder
 from app.web.shared.address import client_address
+from app.web.shared.headers import SecretAddressRoute
 from app.web.shared.throttle import wait_message
 
-router = APIRouter(prefix="/club", tags=["club"])
+router = APIRouter(prefix="/club", tags=["club"], route_class=SecretAddressRoute)  # personal links
 
 MAX_SECRET = 100
 
@@ -52,7 +53,6 @@ def open_personal_link(request: Request, secret: str) -> Response:
     assert member_id is not None
     response = render(request, "club/me.html", {"member": name, "error": None})
     response.headers["Cache-Control"] = "no-store"
-    response.headers["Referrer-Policy"] = "no-referrer"
     identity.remember(request, response, member_id=member_id, epoch=epoch)
     return response
 

@@ -41,9 +41,10 @@ from app.store.db import session_scope
 from app.web.club import home_night, night_view
 from app.web.club.common import db_engine, nice_date, render, render_string
 from app.web.club.table_links import FINAL_OF_BASE, TableRefused, admit, phone_of, phone_path
+from app.web.shared.headers import SecretAddressRoute
 from app.web.shared.throttle import wait_message
 
-router = APIRouter(prefix="/club", tags=["club"])
+router = APIRouter(prefix="/club", tags=["club"], route_class=SecretAddressRoute)  # the link is the credential
 
 PAGE = "/nights/{night_id}/table/{table}/{secret}"
 
@@ -115,9 +116,7 @@ def _refusal(wait: float) -> str:
 
 
 def _refused(request: Request, wait: float) -> Response:
-    response = render(request, "club/table_refused.html", {"message": _refusal(wait)}, status=429 if wait else 404)
-    response.headers["Referrer-Policy"] = "no-referrer"
-    return response
+    return render(request, "club/table_refused.html", {"message": _refusal(wait)}, status=429 if wait else 404)
 
 
 def _page(request: Request, night_id: int, table: str, secret: str, *, said: PhoneAnswer | None = None,
@@ -129,9 +128,7 @@ def _page(request: Request, night_id: int, table: str, secret: str, *, said: Pho
             return _refused(request, refused.wait)
         ctx = phone_context(request, session, night_id, table, secret)
     ctx["said"] = said
-    response = render(request, "club/table_phone.html", ctx, status=status)
-    response.headers["Referrer-Policy"] = "no-referrer"
-    return response
+    return render(request, "club/table_phone.html", ctx, status=status)
 
 
 @router.get(PAGE, response_class=HTMLResponse)
@@ -151,12 +148,12 @@ def table_fresh(request: Request, night_id: int, table: str, secret: str, v: str
             if refused.wait:
                 return Response(status_code=204)
             html = render_string(request, "club/_table_refused.html", {"message": _refusal(0)})
-            return HTMLResponse(html, status_code=404, headers={"Referrer-Policy": "no-referrer"})
+            return HTMLResponse(html, status_code=404)
         if f"{night_store.night_fingerprint(session, night_id=night_id)}-{current_language()}" == v:
-            return Response(status_code=204, headers={"Referrer-Policy": "no-referrer"})
+            return Response(status_code=204)
         ctx = phone_context(request, session, night_id, table, secret)
     html = render_string(request, "club/_table_phone_live.html", ctx)
-    return HTMLResponse(html, headers={"Referrer-Policy": "no-referrer"})
+    return HTMLResponse(html)
 
 
 # ------------------------------------------------------------------ sending a result
@@ -168,8 +165,7 @@ STATUS = {Said.SAVED: 200, Said.TAKEN_BACK: 200, Said.INVALID: 422}  # anything 
 def _answer(request: Request, night_id: int, table: str, secret: str, answer: PhoneAnswer) -> Response:
     status = STATUS.get(answer.kind, 409)
     if "application/json" in request.headers.get("accept", ""):
-        return JSONResponse({"outcome": answer.kind.value, "message": answer.message}, status_code=status,
-                            headers={"Referrer-Policy": "no-referrer"})
+        return JSONResponse({"outcome": answer.kind.value, "message": answer.message}, status_code=status)
     return _page(request, night_id, table, secret, said=answer, status=status)
 
 
