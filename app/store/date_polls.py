@@ -56,7 +56,7 @@ def get_poll(session: Session, *, night_id: int) -> DatePoll | None:
 
 
 def list_polls(session: Session) -> list[DatePoll]:
-    return list(session.exec(select(DatePoll).order_by(DatePoll.created_at.desc())))  # type: ignore[attr-defined]
+    return list(session.exec(select(DatePoll).order_by(col(DatePoll.created_at).desc())))
 
 
 def set_vote(session: Session, *, poll_id: int, member_id: int, choice: str,

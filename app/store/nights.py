@@ -10,9 +10,9 @@ import datetime as dt
 import hashlib
 import json
 from datetime import date, datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import JSON, BigInteger, Column, func, update
+from sqlalchemy import JSON, BigInteger, Column, CursorResult, func, update
 from sqlalchemy import false as sa_false
 from sqlalchemy import select as sa_select
 from sqlmodel import Field, Session, SQLModel, col, select
@@ -162,7 +162,7 @@ def lock_night(session: Session, *, night_id: int) -> bool:
     Call it first, then read the night: what is read is what the others committed. False when
     there is no such night."""
     locked = session.execute(update(Night).where(col(Night.id) == night_id).values(seed=Night.seed))
-    return bool(locked.rowcount)  # type: ignore[attr-defined]
+    return bool(cast(CursorResult[Any], locked).rowcount)  # an UPDATE's result is a cursor's
 
 
 def night_fingerprint(session: Session, *, night_id: int) -> str | None:

@@ -11,7 +11,7 @@ from app.rules.text import text_of
 from app.store import beer as beer_store
 from app.store import members as member_store
 from app.store import nights as night_store
-from app.store.db import session_scope
+from app.store.db import row_id, session_scope
 from app.web.club import auth
 from app.web.club.common import db_engine, nice_date, redirect, render, require_elder
 
@@ -64,8 +64,8 @@ def add_debt(request: Request, form: auth.CsrfForm) -> Response:
         night_id = strict_int(typed["night"], lo=1)
         if night_id is not None and night_store.get_night(session, night_id=night_id) is None:
             night_id = None
-        if not errors:
-            beer_store.add_debt(session, member_id=member.id, reason=reason, recorded_by=who.name or "",  # type: ignore[union-attr,arg-type]
+        if member is not None and not errors:
+            beer_store.add_debt(session, member_id=row_id(member), reason=reason, recorded_by=who.name or "",
                            crates=crates, night_id=night_id)
     if errors:
         return _beer(request, errors=errors, typed=typed, status=422)

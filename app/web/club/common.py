@@ -13,6 +13,7 @@ from fastapi import HTTPException, Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy import Engine
 from sqlmodel import Session
+from starlette.datastructures import FormData
 
 from app.club import Night
 from app.club.constants import TABLE_NAMES
@@ -65,6 +66,12 @@ def require_elder(request: Request) -> auth.Viewer:
         target = quote(request.url.path)
         raise HTTPException(status_code=303, headers={"Location": f"/club/login?next={target}"})
     return who
+
+
+def form_text(form: FormData, name: str) -> str:
+    """A posted form's text field (an uploaded file or a missing field: empty)."""
+    value = form.get(name)
+    return value if isinstance(value, str) else ""
 
 
 def clean_name(raw: str | None) -> str:

@@ -18,9 +18,9 @@ from app.store import beer as beer_store
 from app.store import date_polls as poll_store
 from app.store import members as member_store
 from app.store import nights as night_store
-from app.store.db import session_scope
+from app.store.db import row_id, session_scope
 from app.web.club import auth, identity
-from app.web.club.common import db_engine, nice_date, parse_date, redirect
+from app.web.club.common import db_engine, form_text, nice_date, parse_date, redirect
 from app.web.club.nights import night_page_response
 from app.web.club.poll_view import poll_view
 
@@ -34,7 +34,7 @@ def propose_dates(request: Request, night_id: int, form: auth.CsrfForm) -> Respo
         row = night_store.get_night(session, night_id=night_id)
         if row is None:
             raise HTTPException(status_code=404, detail=_("No such night"))
-        first, second = parse_date(form.get("date_a")), parse_date(form.get("date_b"))  # type: ignore[arg-type]
+        first, second = parse_date(form_text(form, "date_a")), parse_date(form_text(form, "date_b"))
         if row.status != "done" or not row.winner:
             errors.append(_("The dates are proposed by the winner once the night is over."))
         elif poll_store.get_poll(session, night_id=night_id) is not None:
@@ -88,7 +88,7 @@ def vote(request: Request, night_id: int, form: auth.CsrfForm) -> Response:
         else:
             member = next((m for m in members if me is not None and m.id == me.member_id), None)
         choice = str(form.get("choice") or "")
-        view = poll_view(poll, poll_store.list_votes(session, poll_id=poll.id), members, date.today())  # type: ignore[arg-type]
+        view = poll_view(poll, poll_store.list_votes(session, poll_id=row_id(poll)), members, date.today())
         if member is None and named is None:
             errors.append(_("This device does not know you yet: open the personal link an elder sent you, once,"
                             " on this device, then answer."))
@@ -122,5 +122,5 @@ def _owe_crate(session: Session, *, name: str, reason: str, night_id: int) -> No
     """Put a crate on the beer ledger for a late proposal or answer (seed 000's rule)."""
     member = member_store.get_member_by_name(session, name=name)
     if member is not None:
-        beer_store.add_debt(session, member_id=member.id, reason=reason, recorded_by="the date poll",  # type: ignore[arg-type]
+        beer_store.add_debt(session, member_id=row_id(member), reason=reason, recorded_by="the date poll",
                        night_id=night_id)

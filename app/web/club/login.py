@@ -10,9 +10,9 @@ from fastapi.responses import HTMLResponse, Response
 
 from app.i18n import _
 from app.store import members as member_store
-from app.store.db import session_scope
+from app.store.db import row_id, session_scope
 from app.web.club import auth, elder_login
-from app.web.club.common import clean_name, db_engine, redirect, render
+from app.web.club.common import clean_name, db_engine, form_text, redirect, render
 
 router = APIRouter(prefix="/club", tags=["club"])
 
@@ -31,7 +31,7 @@ async def setup_submit(request: Request, form: auth.CsrfForm) -> Response:
     work in a worker thread."""
     if await asyncio.to_thread(_has_elders, request):
         return redirect("/club/login", request)
-    name = clean_name(form.get("name"))  # type: ignore[arg-type]
+    name = clean_name(form_text(form, "name"))
     password = str(form.get("password") or "")
     errors = _password_errors(name, password, str(form.get("password2") or ""))
     password_hash = "" if errors else await elder_login.hash_password(request, password)
@@ -53,7 +53,7 @@ def _set_up(request: Request, name: str, password_hash: str, errors: list[str]) 
                 member = member_store.add_member(session, name=name, is_elder=True, password_hash=password_hash)
             else:
                 member = member_store.update_member(
-                    session, member_id=existing.id, is_elder=True, active=True,  # type: ignore[arg-type]
+                    session, member_id=row_id(existing), is_elder=True, active=True,
                     password_hash=password_hash,
                 )
             member_id, gen = member.id, member.session_gen or 0
@@ -93,9 +93,9 @@ def login_form(request: Request, next: str = "/club") -> Response:
 
 @router.post("/login", response_class=HTMLResponse)
 async def login_submit(request: Request, form: auth.CsrfForm) -> Response:
-    name = clean_name(form.get("name"))  # type: ignore[arg-type]
+    name = clean_name(form_text(form, "name"))
     found = await elder_login.log_in(request, name=name, password=str(form.get("password") or ""))
-    target = _safe_next(form.get("next"))  # type: ignore[arg-type]
+    target = _safe_next(form_text(form, "next"))
     if found.member_id is None:
         return await asyncio.to_thread(
             render, request, "club/login.html", {"next": target, "error": found.error, "name": name},

@@ -15,7 +15,15 @@ from app.store import members as member_store
 from app.store import night_replay
 from app.store.db import session_scope
 from app.web.club import auth, elder_login
-from app.web.club.common import clean_name, db_engine, name_error, redirect, render, require_elder
+from app.web.club.common import (
+    clean_name,
+    db_engine,
+    form_text,
+    name_error,
+    redirect,
+    render,
+    require_elder,
+)
 
 router = APIRouter(prefix="/club", tags=["club"])
 
@@ -42,7 +50,7 @@ def _members(request: Request, *, errors: list[str] | None = None, typed: dict[s
 @router.post("/members", response_class=HTMLResponse)
 def add_member(request: Request, form: auth.CsrfForm) -> Response:
     require_elder(request)
-    name = clean_name(form.get("name"))  # type: ignore[arg-type]
+    name = clean_name(form_text(form, "name"))
     with session_scope(db_engine(request)) as session:
         error = name_error(session, name)
         if error is None:
@@ -74,7 +82,7 @@ def _change_member(request: Request, member_id: int, form: FormData, who: auth.V
         if member is None:
             raise HTTPException(status_code=404, detail=_("No such member"))
         if action == "rename":
-            name = clean_name(form.get("name"))  # type: ignore[arg-type]
+            name = clean_name(form_text(form, "name"))
             error = name_error(session, name, member_id=member_id)
             if error:
                 errors.append(error)

@@ -19,12 +19,13 @@ from app.store import date_polls as poll_store
 from app.store import members as member_store
 from app.store import night_replay
 from app.store import nights as night_store
-from app.store.db import session_scope
+from app.store.db import row_id, session_scope
 from app.web.club import auth
 from app.web.club import online as club_online
 from app.web.club.common import (
     clean_name,
     db_engine,
+    form_text,
     name_error,
     nice_date,
     parse_date,
@@ -52,7 +53,7 @@ def _setup_defaults(session: Session) -> dict[str, Any]:
             owner = by_id.get(p.get("for_id") or p["member_id"])
             if owner is not None and owner.active:
                 players.append({"player": str(owner.id), "new": "", "for": "", "table": "auto"})
-        poll = poll_store.get_poll(session, night_id=last.id)  # type: ignore[arg-type]
+        poll = poll_store.get_poll(session, night_id=row_id(last))
         if poll is not None:
             day = poll_view(poll, None, members, date.today())["chosen"] or day
     while len(players) < PLAYERS:
@@ -96,7 +97,7 @@ def new_night_submit(request: Request, form: auth.CsrfForm) -> Response:
     rows = [
         {
             "player": str(form.get(f"player_{i}") or ""),
-            "new": clean_name(form.get(f"new_{i}")),  # type: ignore[arg-type]
+            "new": clean_name(form_text(form, f"new_{i}")),
             "for": str(form.get(f"for_{i}") or ""),
             "table": str(form.get(f"table_{i}") or "auto"),
         }
@@ -104,7 +105,7 @@ def new_night_submit(request: Request, form: auth.CsrfForm) -> Response:
     ]
     typed: dict[str, Any] = {
         "date": str(form.get("date") or ""),
-        "host": clean_name(form.get("host")),  # type: ignore[arg-type]
+        "host": clean_name(form_text(form, "host")),
         "mode": "online" if form.get("mode") == "online" else "hand",
         "turn_seconds": str(form.get("turn_seconds") or TURN_DEFAULT).strip(),
         "duplicate": form.get("duplicate") == "yes",
@@ -187,23 +188,24 @@ def new_night_submit(request: Request, form: auth.CsrfForm) -> Response:
                 Night.new(names, start, seed=seed)
             except ValueError as exc:
                 errors.append(reason_of(exc))
-        if not errors:
+        if not errors and day is not None:  # (no date is one of the errors)
             for name in to_create:
                 member = member_store.add_member(session, name=name)
                 for p in players:
                     if p["name"] == name:
                         p["member_id"] = member.id
             night_row = night_store.create_night(
-                session, day=day, host=host, seed=seed, players=players, start=start or {},  # type: ignore[arg-type]
+                session, day=day, host=host, seed=seed, players=players, start=start or {},
                 mode=typed["mode"], created_by=who.name or "", turn_seconds=turn_seconds or 0,
                 duplicate=typed["duplicate"] and typed["mode"] == "online",
             )
             night_replay.save_state(session, night_row, night_replay.replay(night_row, []))
-            night_id = night_row.id
+            night_id = row_id(night_row)
     if errors:
         return _setup_page(request, typed, errors, status=422)
+    assert night_id is not None  # stored: no errors
     if typed["mode"] == "online":
-        on_loop(club_online.advance, request.app, night_id)  # type: ignore[arg-type]
+        on_loop(club_online.advance, request.app, night_id)
     return redirect(f"/club/nights/{night_id}", request)
 
 

@@ -23,7 +23,7 @@ from app.store import date_polls as poll_store
 from app.store import members as member_store
 from app.store import nights as night_store
 from app.store import results as result_store
-from app.store.db import session_scope
+from app.store.db import row_id, session_scope
 from app.web.club import (
     absent_bots,
     auth,
@@ -63,7 +63,8 @@ def night_context(
     poll_errors: list[str] | None = None,
 ) -> dict[str, Any]:
     members = member_store.list_members(session, active_only=True)
-    poll = poll_store.get_poll(session, night_id=row.id)  # type: ignore[arg-type]
+    night_id = row_id(row)
+    poll = poll_store.get_poll(session, night_id=night_id)
     votes = poll_store.list_votes(session, poll_id=poll.id) if poll is not None and poll.id is not None else None
     poll_view = view_of_poll(poll, votes, members, date.today()) if poll else None
     corrections = result_store.list_corrections(session, night_id=row.id)
@@ -98,7 +99,7 @@ def night_context(
                 "room_url": f"/r/{entry['slug']}", "players": entry["players"],
                 "play": {p: f"/club/nights/{row.id}/play/{key}/{i}" for i, p in enumerate(entry["players"])},
             })
-    absences = absence_store.list_absences(session, night_id=row.id) if row.bots_for_absent_by is not None else []  # type: ignore[arg-type]
+    absences = absence_store.list_absences(session, night_id=night_id) if row.bots_for_absent_by is not None else []
     ctx: dict[str, Any] = {
         "row": row,
         "result_rows": results,
