@@ -8,17 +8,25 @@ from datetime import datetime
 from sqlalchemy import func
 from sqlmodel import Field, Session, SQLModel, select
 
-from app.store.db import utc_now
+from app.store.db import row_id, utc_now
 
 
-class Member(SQLModel, table=True):
+class MemberBase(SQLModel):
+    """What the club's pages may show of a member."""
+
+    name: str = Field(max_length=40, unique=True, index=True)
+    is_elder: bool = Field(default=False)
+    active: bool = Field(default=True)
+
+
+class Member(MemberBase, table=True):
+    """A member as stored, with what no page shows: the password's and the link's hashes and
+    the generations of their sessions and devices."""
+
     __tablename__ = "members"
 
     id: int | None = Field(default=None, primary_key=True)
-    name: str = Field(max_length=40, unique=True, index=True)
-    is_elder: bool = Field(default=False)
     password_hash: str | None = Field(default=None, max_length=255)
-    active: bool = Field(default=True)
     created_at: datetime = Field(default_factory=utc_now)
     # The member's personal link (sha256 of its secret; the secret itself is never stored) and
     # the epoch of the devices that remember them: a new link or "forget devices" bumps it.
@@ -26,6 +34,18 @@ class Member(SQLModel, table=True):
     device_epoch: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
     # Signed session cookies carry this number; raising it ends every session of this elder.
     session_gen: int = Field(default=0)
+
+
+class MemberPublic(MemberBase):
+    """A member as a page reads it: no hash, no generation; whether they have a personal link."""
+
+    id: int
+    has_link: bool = False
+
+
+def public(member: Member) -> MemberPublic:
+    return MemberPublic(id=row_id(member), name=member.name, is_elder=member.is_elder, active=member.active,
+                        has_link=member.link_hash is not None)
 
 
 def count_elders(session: Session) -> int:
@@ -77,6 +97,11 @@ def list_members(session: Session, *, active_only: bool = False) -> list[Member]
     if active_only:
         query = query.where(Member.active)
     return list(session.exec(query))
+
+
+def list_public(session: Session, *, active_only: bool = False) -> list[MemberPublic]:
+    """The members as pages show them (`list_members` without what no page may read)."""
+    return [public(m) for m in list_members(session, active_only=active_only)]
 
 
 def update_member(

@@ -46,7 +46,7 @@ def propose_dates(request: Request, night_id: int, form: auth.CsrfForm) -> Respo
             try:
                 core = DatePoll.propose(
                     night_date=row.date, proposer=row.winner,
-                    members=[m.name for m in member_store.list_members(session, active_only=True)],
+                    members=[m.name for m in member_store.list_public(session, active_only=True)],
                     dates=[first, second], proposed_on=today,
                 )
             except ValueError as exc:
@@ -77,7 +77,7 @@ def vote(request: Request, night_id: int, form: auth.CsrfForm) -> Response:
         poll = poll_store.get_poll(session, night_id=night_id)
         if poll is None:
             raise HTTPException(status_code=404, detail=_("No date poll for this night"))
-        members = member_store.list_members(session, active_only=True)
+        members = member_store.list_public(session, active_only=True)
         entered_by: str | None = None
         if named is not None and (me is None or str(me.member_id) != named):
             if not who.is_elder:  # a device answers as its own member only

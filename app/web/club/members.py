@@ -36,7 +36,7 @@ def members_page(request: Request) -> Response:
 def _members(request: Request, *, errors: list[str] | None = None, typed: dict[str, Any] | None = None,
              status: int = 200) -> Response:
     with session_scope(db_engine(request)) as session:
-        members = member_store.list_members(session)
+        members = member_store.list_public(session)
         played = night_replay.played_nights(session)
     stats = {row.player: row for row in hall_of_fame_table([n.summary for n in played], None)}
     return render(

@@ -40,7 +40,7 @@ router = APIRouter(prefix="/club", tags=["club"])
 
 
 def _setup_defaults(session: Session) -> dict[str, Any]:
-    members = member_store.list_members(session, active_only=True)
+    members = member_store.list_public(session, active_only=True)
     by_id = {m.id: m for m in member_store.list_members(session)}
     last = night_store.last_done_night(session)
     host = ""
@@ -64,7 +64,7 @@ def _setup_defaults(session: Session) -> dict[str, Any]:
 
 def _setup_page(request: Request, typed: dict[str, Any], errors: list[str], status: int = 200) -> Response:
     with session_scope(db_engine(request)) as session:
-        members = member_store.list_members(session, active_only=True)
+        members = member_store.list_public(session, active_only=True)
         where = night_replay.last_night_tables(session)
         last = night_store.last_done_night(session)
     return render(

@@ -62,7 +62,7 @@ def night_context(
     typed: dict[str, dict[str, Any]] | None = None,
     poll_errors: list[str] | None = None,
 ) -> dict[str, Any]:
-    members = member_store.list_members(session, active_only=True)
+    members = member_store.list_public(session, active_only=True)
     night_id = row_id(row)
     poll = poll_store.get_poll(session, night_id=night_id)
     votes = poll_store.list_votes(session, poll_id=poll.id) if poll is not None and poll.id is not None else None

@@ -25,7 +25,7 @@ def club_home(request: Request) -> Response:
     with session_scope(db_engine(request)) as session:
         nights = night_store.list_nights(session)
         no_elder = member_store.count_elders(session) == 0
-        members = member_store.list_members(session, active_only=True)
+        members = member_store.list_public(session, active_only=True)
         polls: dict[int | None, poll_store.DatePoll] = {p.night_id: p for p in poll_store.list_polls(session)}
         debts = beer_store.list_debts(session, open_only=True)
         played = night_replay.played_nights(session)

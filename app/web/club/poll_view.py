@@ -11,7 +11,7 @@ from app.store import date_polls as poll_store
 from app.store import members as member_store
 
 
-def poll_view(poll: poll_store.DatePoll, votes: list[poll_store.DateVote] | None, members: list[member_store.Member],
+def poll_view(poll: poll_store.DatePoll, votes: list[poll_store.DateVote] | None, members: list[member_store.MemberPublic],
               today: date) -> dict[str, Any]:
     names = {m.id: m.name for m in members}
     core = DatePoll(
