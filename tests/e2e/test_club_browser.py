@@ -25,8 +25,8 @@ from app.store import members as member_store
 from app.store.db import make_engine, session_scope, upgrade
 from app.web.club.auth import hash_password
 
-from ..club_web.helpers import NINE, finished_night_in_store
 from ..waiting import answers, wait_until, watching
+from ..web.club.helpers import NINE, finished_night_in_store
 
 pytestmark = pytest.mark.e2e
 

@@ -29,11 +29,11 @@ from playwright.sync_api import TimeoutError as PageTimeout
 from app.store import members as member_store
 from app.store.db import make_engine, session_scope, upgrade
 from app.web.club.auth import hash_password
-from tests.club_web.helpers import NINE, finished_night_in_store
 from tests.e2e.clicking import move
 from tests.e2e.conftest import CHROMIUM, free_port
 from tests.e2e.page_checks import Checks
 from tests.waiting import answers, wait_page, wait_selector, wait_until, watch_page, watching
+from tests.web.club.helpers import NINE, finished_night_in_store
 
 pytestmark = pytest.mark.e2e
 

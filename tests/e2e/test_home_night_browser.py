@@ -26,10 +26,10 @@ from app.store import nights as night_store
 from app.store import results as result_store
 from app.store.db import make_engine, session_scope, upgrade
 from app.web.club.auth import hash_password
-from tests.club_web.helpers import NINE
 from tests.e2e.conftest import CHROMIUM, free_port
 from tests.e2e.page_checks import Checks
 from tests.waiting import answers, wait_page, wait_selector, wait_until, watch_page, watching
+from tests.web.club.helpers import NINE
 
 pytestmark = pytest.mark.e2e
 

@@ -17,7 +17,7 @@ from app.store import night_replay
 from app.store import nights as night_store
 from app.store import results as result_store
 from app.store.db import make_engine, session_scope, upgrade
-from tests.club_web.helpers import NINE
+from tests.web.club.helpers import NINE
 
 ENTRY = "e" * 20
 

@@ -8,7 +8,7 @@ import time
 from typing import Any
 
 from app.store import members as member_store
-from tests.club_web.helpers import become_elder, csrf_of, member_ids
+from tests.web.club.helpers import become_elder, csrf_of, member_ids
 from tests.web.wsutil import Player, close_all, create_room
 
 ROUND_TRIP_LIMIT = 0.2  # seconds

@@ -27,7 +27,7 @@ from tests.waiting import answers, wait_until, watching
 from .helpers import NINE, csrf_of, setup_form
 
 pytestmark = pytest.mark.postgres
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 PASSWORD = "old-and-wise-1"
 
 

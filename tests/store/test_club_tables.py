@@ -166,3 +166,18 @@ def test_late_flags_and_waived_crates(engine) -> None:
             beer_store.waive_debt(s, debt_id=debt_id, by="Elsa", reason="again")
         with pytest.raises(LookupError):
             beer_store.waive_debt(s, debt_id=debt_id + 99, by="Elsa", reason="none")
+
+
+def test_a_member_as_pages_read_it_carries_no_hash(engine) -> None:
+    """MemberPublic is what the pages get: the name and roles, whether there is a personal
+    link, and nothing of the password's or the link's hash."""
+    with session_scope(engine) as session:
+        elder = member_store.add_member(session, name="Elsa", is_elder=True, password_hash="argon2-hash")
+        member_store.set_member_link(session, member_id=elder.id, link_hash="a" * 64)
+        member_store.add_member(session, name="Bo")
+        shown = member_store.list_public(session)
+    assert [(m.name, m.is_elder, m.active, m.has_link) for m in shown] == [
+        ("Bo", False, True, False), ("Elsa", True, True, True)]
+    dumped = [m.model_dump() for m in shown]
+    assert all(set(d) == {"id", "name", "is_elder", "active", "has_link"} for d in dumped), dumped
+    assert "argon2-hash" not in repr(shown) and "a" * 64 not in repr(shown)
