@@ -7,7 +7,7 @@ from datetime import datetime
 from sqlmodel import Field, Session, SQLModel, col, select
 
 from app.rules import text as words  # a refusal a reader sees (sqlalchemy's Text is a column type)
-from app.store.db import utc_now
+from app.store.db import saved, stored, utc_now
 
 
 class BeerDebt(SQLModel, table=True):
@@ -39,9 +39,7 @@ def add_debt(
         member_id=member_id, crates=crates, reason=reason, recorded_by=recorded_by,
         night_id=night_id,
     )
-    session.add(debt)
-    session.flush()
-    return debt
+    return saved(session, debt)
 
 
 def list_debts(session: Session, *, open_only: bool = False) -> list[BeerDebt]:
@@ -53,25 +51,17 @@ def list_debts(session: Session, *, open_only: bool = False) -> list[BeerDebt]:
 
 def waive_debt(session: Session, *, debt_id: int, by: str, reason: str) -> BeerDebt:
     """An elder lets an open crate go, with a reason (ValueError if paid or waived already)."""
-    debt = session.get(BeerDebt, debt_id)
-    if debt is None:
-        raise LookupError(f"no debt {debt_id}")
+    debt = stored(session, BeerDebt, debt_id)
     if not debt.is_owed:
         raise ValueError(words.Text("That crate is no longer owed: it was paid or waived already."))
     debt.waived_at = utc_now()
     debt.waived_by = by
     debt.waive_reason = reason
-    session.add(debt)
-    session.flush()
-    return debt
+    return saved(session, debt)
 
 
 def settle_debt(session: Session, *, debt_id: int) -> BeerDebt:
-    debt = session.get(BeerDebt, debt_id)
-    if debt is None:
-        raise LookupError(f"no debt {debt_id}")
+    debt = stored(session, BeerDebt, debt_id)
     debt.settled_at = utc_now()
-    session.add(debt)
-    session.flush()
-    return debt
+    return saved(session, debt)
 

@@ -8,7 +8,7 @@ from sqlalchemy import UniqueConstraint
 from sqlalchemy import false as sa_false
 from sqlmodel import Field, Session, SQLModel, col, select
 
-from app.store.db import utc_now
+from app.store.db import saved, stored, utc_now
 
 
 class DatePoll(SQLModel, table=True):
@@ -46,9 +46,7 @@ def create_poll(
         night_id=night_id, proposed_by=proposed_by, option_a=option_a, option_b=option_b,
         answer_by=answer_by, late=late,
     )
-    session.add(poll)
-    session.flush()
-    return poll
+    return saved(session, poll)
 
 
 def get_poll(session: Session, *, night_id: int) -> DatePoll | None:
@@ -73,9 +71,7 @@ def set_vote(session: Session, *, poll_id: int, member_id: int, choice: str,
         vote.late = late
         vote.entered_by = entered_by
         vote.at = utc_now()
-    session.add(vote)
-    session.flush()
-    return vote
+    return saved(session, vote)
 
 
 def list_votes(session: Session, *, poll_id: int) -> list[DateVote]:
@@ -83,11 +79,7 @@ def list_votes(session: Session, *, poll_id: int) -> list[DateVote]:
 
 
 def choose_date(session: Session, *, poll_id: int, chosen: date | None) -> DatePoll:
-    poll = session.get(DatePoll, poll_id)
-    if poll is None:
-        raise LookupError(f"no poll {poll_id}")
+    poll = stored(session, DatePoll, poll_id)
     poll.chosen = chosen
-    session.add(poll)
-    session.flush()
-    return poll
+    return saved(session, poll)
 

@@ -6,14 +6,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import Engine, event
-from sqlmodel import Session, create_engine
+from sqlmodel import Session, SQLModel, create_engine
 
 ROOT = Path(__file__).resolve().parents[2]
+RowT = TypeVar("RowT", bound=SQLModel)
 
 
 def make_engine(url: str) -> Engine:
@@ -66,12 +67,27 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-class Stored(Protocol):
+class HasId(Protocol):
     id: int | None
 
 
-def row_id(row: Stored) -> int:
+def row_id(row: HasId) -> int:
     """The id of a row read from the database (or flushed): it always has one there."""
     if row.id is None:
         raise LookupError(f"{type(row).__name__} is not stored yet")
     return row.id
+
+
+def stored(session: Session, model: type[RowT], key: int) -> RowT:
+    """The row `key` of `model`: LookupError when there is none."""
+    row = session.get(model, key)
+    if row is None:
+        raise LookupError(f"no {model.__name__} {key}")
+    return row
+
+
+def saved(session: Session, row: RowT) -> RowT:
+    """`row` added (or changed) and flushed: it has its id, and later queries see it."""
+    session.add(row)
+    session.flush()
+    return row

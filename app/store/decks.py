@@ -7,7 +7,7 @@ from datetime import datetime
 from sqlalchemy import JSON, Column, UniqueConstraint
 from sqlmodel import Field, Session, SQLModel, col, select
 
-from app.store.db import utc_now
+from app.store.db import saved, utc_now
 
 
 class NightDecks(SQLModel, table=True):
@@ -37,9 +37,7 @@ def add_decks(session: Session, *, night_id: int, stage: str, round_no: int, dec
     if found is not None:
         return found
     row = NightDecks(night_id=night_id, stage=stage, round=round_no, decks=decks)
-    session.add(row)
-    session.flush()
-    return row
+    return saved(session, row)
 
 
 def list_decks(session: Session, *, night_id: int) -> list[NightDecks]:

@@ -8,7 +8,7 @@ from datetime import datetime
 from sqlalchemy import func
 from sqlmodel import Field, Session, SQLModel, select
 
-from app.store.db import row_id, utc_now
+from app.store.db import row_id, saved, stored, utc_now
 
 
 class MemberBase(SQLModel):
@@ -57,9 +57,7 @@ def add_member(
     session: Session, *, name: str, is_elder: bool = False, password_hash: str | None = None
 ) -> Member:
     member = Member(name=name, is_elder=is_elder, password_hash=password_hash)
-    session.add(member)
-    session.flush()
-    return member
+    return saved(session, member)
 
 
 def get_member(session: Session, *, member_id: int) -> Member | None:
@@ -82,14 +80,10 @@ def get_member_by_link(session: Session, *, link_hash: str) -> Member | None:
 
 def set_member_link(session: Session, *, member_id: int, link_hash: str | None) -> Member:
     """A new personal link (or none) for a member; every device that remembered them forgets."""
-    member = session.get(Member, member_id)
-    if member is None:
-        raise LookupError(f"no member {member_id}")
+    member = stored(session, Member, member_id)
     member.link_hash = link_hash
     member.device_epoch += 1
-    session.add(member)
-    session.flush()
-    return member
+    return saved(session, member)
 
 
 def list_members(session: Session, *, active_only: bool = False) -> list[Member]:
@@ -113,9 +107,7 @@ def update_member(
     active: bool | None = None,
     password_hash: str | None = None,
 ) -> Member:
-    member = session.get(Member, member_id)
-    if member is None:
-        raise LookupError(f"no member {member_id}")
+    member = stored(session, Member, member_id)
     if name is not None:
         member.name = name
     if is_elder is not None:
@@ -124,16 +116,12 @@ def update_member(
         member.active = active
     if password_hash is not None:
         member.password_hash = password_hash
-    session.add(member)
-    session.flush()
-    return member
+    return saved(session, member)
 
 
 def end_sessions(session: Session, *, member_id: int) -> int:
     """End every session of this member (logout, new password); returns the new generation."""
-    member = session.get(Member, member_id)
-    if member is None:
-        raise LookupError(f"no member {member_id}")
+    member = stored(session, Member, member_id)
     member.session_gen = (member.session_gen or 0) + 1
     session.add(member)
     session.flush()

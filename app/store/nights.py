@@ -20,7 +20,7 @@ from sqlmodel import Field, Session, SQLModel, col, select
 from app.store.absences import NightAbsence
 from app.store.beer import BeerDebt
 from app.store.date_polls import DatePoll, DateVote
-from app.store.db import utc_now
+from app.store.db import saved, stored, utc_now
 from app.store.decks import NightDecks
 from app.store.results import Correction, NightResult
 from app.store.table_phones import NightTableLink, TableEntry
@@ -69,9 +69,7 @@ def create_night(
         date=day, host=host, seed=seed, players=players, start=start, mode=mode,
         created_by=created_by, state=state or {}, turn_seconds=turn_seconds, duplicate=duplicate,
     )
-    session.add(night)
-    session.flush()
-    return night
+    return saved(session, night)
 
 
 def get_night(session: Session, *, night_id: int) -> Night | None:
@@ -97,21 +95,15 @@ def last_done_night(session: Session, *, before_id: int | None = None) -> Night 
 def save_night_state(
     session: Session, *, night_id: int, state: dict[str, Any], status: str, winner: str | None
 ) -> Night:
-    night = session.get(Night, night_id)
-    if night is None:
-        raise LookupError(f"no night {night_id}")
+    night = stored(session, Night, night_id)
     night.state = state
     night.status = status
     night.winner = winner
-    session.add(night)
-    session.flush()
-    return night
+    return saved(session, night)
 
 
 def set_night_mode(session: Session, *, night_id: int, mode: str) -> None:
-    night = session.get(Night, night_id)
-    if night is None:
-        raise LookupError(f"no night {night_id}")
+    night = stored(session, Night, night_id)
     night.mode = mode
     session.add(night)
     session.flush()
@@ -142,18 +134,14 @@ def delete_night(session: Session, *, night_id: int) -> None:
 def set_bots_for_absent(session: Session, *, night_id: int, by: str | None) -> Night:
     """Switch a night's "bots for the absent" on (`by`: the elder) or off (None). Off also
     ends every player's absence: nobody is handed to a bot at once any more."""
-    night = session.get(Night, night_id)
-    if night is None:
-        raise LookupError(f"no night {night_id}")
+    night = stored(session, Night, night_id)
     if by is None:
         night.bots_for_absent_by, night.bots_for_absent_since = None, None
         for row in list(session.exec(select(NightAbsence).where(NightAbsence.night_id == night_id))):
             session.delete(row)
     elif night.bots_for_absent_by is None:
         night.bots_for_absent_by, night.bots_for_absent_since = by, utc_now()
-    session.add(night)
-    session.flush()
-    return night
+    return saved(session, night)
 
 
 def lock_night(session: Session, *, night_id: int) -> bool:

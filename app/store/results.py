@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy import JSON, Column, Text, UniqueConstraint, func
 from sqlmodel import Field, Session, SQLModel, col, select
 
-from app.store.db import utc_now
+from app.store.db import saved, stored, utc_now
 from app.store.table_phones import TableEntry
 
 
@@ -89,9 +89,7 @@ def add_result(
         night_id=night_id, seq=(last or 0) + 1, phase=phase, round=round_no, table=table,
         result=result, recorded_by=recorded_by, source=source,
     )
-    session.add(row)
-    session.flush()
-    return row
+    return saved(session, row)
 
 
 def delete_result(session: Session, *, result_id: int) -> None:
@@ -112,18 +110,14 @@ def correct_result(
     session: Session, *, result_id: int, after: dict[str, Any], who: str, reason: str
 ) -> Correction:
     """Replace a recorded result and keep the old one, the new one and the reason."""
-    row = session.get(NightResult, result_id)
-    if row is None:
-        raise LookupError(f"no result {result_id}")
+    row = stored(session, NightResult, result_id)
     correction = Correction(
         night_id=row.night_id, result_id=row.id, who=who, phase=row.phase, round=row.round,
         table=row.table, before=dict(row.result), after=dict(after), reason=reason, source=row.source,
     )
     row.result = dict(after)
     session.add(row)
-    session.add(correction)
-    session.flush()
-    return correction
+    return saved(session, correction)
 
 
 def list_corrections(session: Session, *, night_id: int | None = None) -> list[Correction]:

@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy import JSON, Column, UniqueConstraint
 from sqlmodel import Field, Session, SQLModel, col, select
 
-from app.store.db import utc_now
+from app.store.db import saved, utc_now
 
 
 class NightTableLink(SQLModel, table=True):
@@ -87,9 +87,7 @@ def add_table_entry(
 ) -> TableEntry:
     entry = TableEntry(night_id=night_id, entry_id=entry_id, table=table, phase=phase, round=round_no,
                        result=result, result_id=result_id)
-    session.add(entry)
-    session.flush()
-    return entry
+    return saved(session, entry)
 
 
 def entries_for_results(session: Session, *, night_id: int) -> dict[int, TableEntry]:
