@@ -118,6 +118,12 @@ def tap_result(page: Any, first: str, second: str, *, bar_rov: bool = False, agu
     wait_selector(page, "[data-confirm]:not([hidden])", what="the result to check")
 
 
+def open_phone(page: Any, links: dict[str, str], table: str) -> None:
+    """`table`'s phone page, its result form drawn."""
+    page.goto(links[table])
+    wait_selector(page, "form[data-result-form]", what=f"the {table} phone")
+
+
 def shoot(page: Any, shots: Path, name: str) -> None:
     page.screenshot(path=str(shots / f"{name}.png"), full_page=True)
 
@@ -211,8 +217,7 @@ def test_an_offline_phone_keeps_its_result_and_it_arrives_once(home: dict[str, A
     ctx = browser.new_context(**PHONE)
     try:
         page = watch_page(ctx.new_page())
-        page.goto(links["taber"])
-        wait_selector(page, "form[data-result-form]", what="the taber phone")
+        open_phone(page, links, "taber")
         chairs = chairs_of(page)
         ctx.set_offline(True)
         tap_result(page, chairs[1], chairs[2])
@@ -232,8 +237,7 @@ def test_an_offline_phone_keeps_its_result_and_it_arrives_once(home: dict[str, A
         assert page.evaluate("key => localStorage.getItem(key)", f"gurka-table-{night_id}-taber") == "[]"
 
         # the answer is lost on the way: the phone keeps the result, sends it again, and it counts once
-        page.goto(links["mellan"])
-        wait_selector(page, "form[data-result-form]", what="the mellan phone")
+        open_phone(page, links, "mellan")
         chairs = chairs_of(page)
         lost = {"answers": 0}
 
@@ -266,8 +270,7 @@ def test_a_second_phone_at_the_table_gets_a_conflict_and_a_stale_link_is_refused
     try:
         ann, bo = watch_page(first.new_page()), watch_page(second.new_page())
         for page in (ann, bo):
-            page.goto(links["vinder"])
-            wait_selector(page, "form[data-result-form]", what="the vinder phone")
+            open_phone(page, links, "vinder")
         chairs = chairs_of(ann)
         tap_result(ann, chairs[0], chairs[1])
         tap_result(bo, chairs[2], chairs[1])  # the other phone is checking another result meanwhile
@@ -309,8 +312,7 @@ def test_a_result_refused_as_another_tables_entry_stays_on_the_phone(
     ctx = browser.new_context(**PHONE)
     try:
         page = watch_page(ctx.new_page())
-        page.goto(links["vinder"])
-        wait_selector(page, "form[data-result-form]", what="the vinder phone")
+        open_phone(page, links, "vinder")
         vinder_entry = page.locator("form[data-result-form] input[name='entry']").input_value()
         chairs = chairs_of(page)
         tap_result(page, chairs[0], chairs[1])
@@ -318,8 +320,7 @@ def test_a_result_refused_as_another_tables_entry_stays_on_the_phone(
         wait_page(page, "() => document.getElementById('phone-say').dataset.kind === 'saved'", what="vinder saved")
 
         # the mellan phone's result goes out under the vinder's entry id
-        page.goto(links["mellan"])
-        wait_selector(page, "form[data-result-form]", what="the mellan phone")
+        open_phone(page, links, "mellan")
         sent = {"posts": 0}
 
         def reuse_the_entry(route: Any) -> None:
