@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from datetime import date
@@ -26,14 +24,14 @@ from app.store import nights as night_store
 from app.store import results as result_store
 from app.store.db import make_engine, session_scope, upgrade
 from app.web.club.auth import hash_password
-from tests.e2e.conftest import CHROMIUM, free_port
+from tests.app_process import app_process
+from tests.e2e.conftest import CHROMIUM
 from tests.e2e.page_checks import Checks
-from tests.waiting import answers, wait_page, wait_selector, wait_until, watch_page, watching
+from tests.waiting import wait_page, wait_selector, watch_page
 from tests.web.club.helpers import NINE
 
 pytestmark = pytest.mark.e2e
 
-ROOT = Path(__file__).resolve().parents[2]
 PHONE = {"viewport": {"width": 360, "height": 740}, "is_mobile": True, "has_touch": True}
 TV = {"viewport": {"width": 1920, "height": 1080}}
 PASSWORD = "old-and-wise-1"
@@ -58,26 +56,11 @@ def home(tmp_path: Path) -> Iterator[dict[str, Any]]:
                                  created_by="Elsa")
         night_replay.save_state(session, row, Night.new(NINE, None, seed=SEED))
         night_id = row.id
-    port = free_port()
-    env = {**{k: v for k, v in os.environ.items() if not k.startswith("PYTEST")},
-           "DATABASE_URL": url, "SECRET_KEY": "home-night-secret-" + "x" * 20, "PYTHONPATH": str(ROOT)}
-    log_path = tmp_path / "server.log"
-    with log_path.open("wb") as log:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "uvicorn", "app.main:create_app", "--factory", "--host", "127.0.0.1",
-             "--port", str(port), "--no-access-log"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-        base = f"http://127.0.0.1:{port}"
-        try:
-            with watching(log_path):
-                wait_until(lambda: answers(base, proc), what=f"{base}/healthz to answer", timeout=30)
-                yield {"base": base, "night": night_id, "engine": engine}
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-            engine.dispose()
+    try:
+        with app_process(url, tmp_path / "server.log", SECRET_KEY="home-night-secret-" + "x" * 20) as base:
+            yield {"base": base, "night": night_id, "engine": engine}
+    finally:
+        engine.dispose()
 
 
 def elder_links(browser: Any, base: str, night_id: int) -> tuple[Any, dict[str, str]]:
