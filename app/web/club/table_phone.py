@@ -2,17 +2,16 @@
 
 The page shows the table's chairs in order, who deals, the round, and a result form made for
 people holding cards; once a round is complete at all three tables, who moves where and the next
-first dealer. Results go in through the same path as results an elder types on the night page
-(`night_data.record_table_result`), so the standings cannot differ.
+first dealer. Results are taken by the club's use cases (`app.nights.recording`: the same
+recording as results an elder types on the night page, so the standings cannot differ; an entry
+id counts once, and only at its own table, stage and round; each change locks the night first).
 
 What a phone sends carries the link's secret (in the address: the only credential, see
-`table_links`), the slot it was entered for (stage and round) and an entry id made when the form
-was drawn. The phone keeps an entry it could not send (static/js/table_phone.js) and sends it
-again when the connection is back; the server stores each entry id, so a repeat gets the stored
-answer and never a second result. Each change locks the night first (`night_store.lock_night`): two
-phones at one table entering the same round get one result, and the other a conflict that
-says what was recorded. Nothing here uses a cookie, so there is nothing a cross-site form could
-ride on (and the security middleware refuses cross-site posts anyway).
+`table_links`; every answer here says no-referrer), the slot it was entered for (stage and round)
+and an entry id made when the form was drawn. The phone keeps an entry it could not send
+(static/js/table_phone.js) and sends it again when the connection is back; one refused as
+another slot's entry stays on the phone, held. Nothing here uses a cookie, so there is nothing a
+cross-site form could ride on (and the security middleware refuses cross-site posts anyway).
 
 Answers are JSON for the page's script (`Accept: application/json`), else the page again with
 the message (a phone without script still records, without the offline queue).
