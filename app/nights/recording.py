@@ -3,7 +3,8 @@
 - `take_phone_result`: a table's phone sends a result under the entry id its form was drawn
   with; recorded once, a repeat of that entry gets the stored answer, never a second result.
 - `take_back`: the phone takes its last result back while its round is open.
-- `record_by_hand`: an elder types a table's result on the night page.
+- `record_by_hand`: an elder types a table's result on the night page (`record_playoff`: a
+  playoff's order).
 - `correct`: an elder corrects a recorded result, with a reason.
 
 Each locks the night first (`nights.lock_night`: one change at a time in every app process,
@@ -27,7 +28,7 @@ from app.club.constants import TABLE_NAMES, Stage
 from app.club.night_records import reason_of
 from app.i18n import _, say
 from app.nights.result_form import Fields, parse_result, with_winner
-from app.nights.words import describe_slot, result_words, upper_first
+from app.nights.words import describe_slot, ordinal, result_words, upper_first
 from app.parsing import strict_int
 from app.store import night_replay
 from app.store import nights as night_store
@@ -209,6 +210,36 @@ def record_by_hand(session: Session, *, night_id: int, table: str, phase: str, r
                                               source="hand")
             except ValueError as exc:
                 done.errors.append(reason_of(exc))
+    return done
+
+
+def record_playoff(session: Session, *, night_id: int, group_no: str, fields: Fields, by: str) -> Typed:
+    """A playoff's order typed on the night page (RULES.md §7.2-7.4): one place each."""
+    done = Typed(_locked(session, night_id))  # not while an online table's room records it
+    row, results, night = done.loaded
+    groups = night.playoffs
+    group_at = strict_int(group_no, lo=0, hi=len(groups) - 1) if groups else None
+    if not groups:
+        done.errors.append(_("There is no playoff to record now."))
+    elif group_at is None:
+        done.errors.append(_("That playoff is already recorded: see below."))
+    else:
+        group = groups[group_at]
+        order = [str(fields.get(f"place_{i}") or "") for i in range(len(group))]
+        done.typed = {"order": order}
+        for i, name in enumerate(order, start=1):
+            if not name:
+                done.errors.append(_("Choose who came %(place)s in the playoff.", place=ordinal(i)))
+            elif name not in group:
+                done.errors.append(_("%(name)s is not in this playoff.", name=name))
+        for name in sorted({n for n in order if n and order.count(n) > 1}):
+            done.errors.append(_("%(name)s is chosen twice: each player takes one place.", name=name))
+        if done.ok:
+            try:
+                night_replay.add_playoff(session, row, night, order=order, by=by,
+                                         count=sum(1 for r in results if r.phase == "playoff"))
+            except ValueError as exc:
+                done.errors.append(str(exc))
     return done
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from app.club import RoundResult
 from app.club.constants import TABLE_NAMES
-from app.i18n import _
+from app.i18n import N_, _
 
 
 def describe_slot(phase: str, round_no: int, table: str) -> str:
@@ -34,3 +34,11 @@ def result_words(data: dict[str, Any]) -> str:
 def upper_first(text: str) -> str:
     """The sentence with its first letter capital (a slot's words opening a sentence)."""
     return text[:1].upper() + text[1:]
+
+
+ORDINALS = (N_("1st"), N_("2nd"), N_("3rd"), N_("4th"), N_("5th"), N_("6th"), N_("7th"), N_("8th"), N_("9th"))
+
+
+def ordinal(n: int) -> str:
+    """A place in words ("1st"), in the reader's language."""
+    return _(ORDINALS[n - 1]) if 1 <= n <= len(ORDINALS) else f"{n}."

@@ -107,3 +107,16 @@ def test_a_result_by_hand_and_its_correction_say_what_is_wrong_or_store_it(night
         with pytest.raises(recording.Missing):
             recording.correct(session, night_id=night_id, result_id=row.id + 99, reason="x", drop_later=False,
                               who="Elsa", fields=typed)
+
+
+def test_a_playoff_typed_when_there_is_none_is_refused_and_an_unknown_night_is_missing(
+    night: tuple[Any, int],
+) -> None:
+    engine, night_id = night
+    with session_scope(engine) as session:
+        done = recording.record_playoff(session, night_id=night_id, group_no="0", by="Elsa",
+                                        fields={"place_0": NINE[0], "place_1": NINE[1]})
+        assert not done.ok and done.errors == ["There is no playoff to record now."]
+        assert result_store.list_results(session, night_id=night_id) == []
+        with pytest.raises(recording.Missing):
+            recording.record_playoff(session, night_id=night_id + 1, group_no="0", by="Elsa", fields={})
