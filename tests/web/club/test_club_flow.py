@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
 from fastapi.testclient import TestClient
 
 from app.main import create_app
@@ -81,13 +79,6 @@ def wait_over(room: Any) -> None:
     while room.status != "over":
         assert time.monotonic() < deadline, "the table's game did not end"
         time.sleep(0.02)
-
-
-@pytest.fixture
-def both_client(database_url: str) -> Iterator[Any]:
-    """A client on SQLite and on Postgres (when TEST_DATABASE_URL is set)."""
-    with TestClient(create_app(make_settings(database_url))) as client:
-        yield client
 
 
 def test_a_round_played_by_bots_flows_to_next_and_the_next_tables_room(both_client: Any) -> None:

@@ -7,22 +7,17 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
-from fastapi.testclient import TestClient
 from sqlmodel import select
 
 from app.club import RoundResult
-from app.main import create_app
 from app.store import members as member_store
 from app.store import nights as night_store
 from app.store import results as result_store
 from app.store import table_phones as phone_store
 from app.store.db import session_scope
 from app.web.club import table_links as links_module
-from tests.conftest import make_settings
 
 from .helpers import (
     NINE,
@@ -153,13 +148,6 @@ def test_a_result_sent_twice_is_recorded_once(client) -> None:
     assert [(r.phase, r.round, r.table, r.source) for r in rows] == [("base", 1, "mellan", "phone")]
     assert rows[0].result == result.to_dict()
     assert "Recorded: base round 1 at the Mellanbord" in phone.page()
-
-
-@pytest.fixture
-def both_client(database_url: str) -> Iterator[Any]:
-    """A client on SQLite and on Postgres (when TEST_DATABASE_URL is set)."""
-    with TestClient(create_app(make_settings(database_url))) as client:
-        yield client
 
 
 def test_an_entry_id_sent_for_another_table_or_round_is_refused_and_records_nothing(both_client: Any) -> None:
