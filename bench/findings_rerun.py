@@ -1160,11 +1160,11 @@ FINDINGS = [
     covered("two-processes", "two processes: reloads not a consistent snapshot",
             "tests/resilience/test_two_processes.py", "commit"),
     covered("date-poll", "issue 24: a visitor with no link answered the date poll as another member",
-            "tests/club_web/test_date_answers.py", "club"),
+            "tests/web/club/test_date_answers.py", "club"),
     covered("absent-bots", "issue 24: bots for the absent lasted one round (66 presses a night)",
-            "tests/club_web/test_absent_bots.py", "club"),
+            "tests/web/club/test_absent_bots.py", "club"),
     covered("elder-words", "issue 24: 'at vinder', 'finalevinderbord', '(RULES.md §7.6)' shown to elders",
-            "tests/club_web/test_wording.py", "club"),
+            "tests/web/club/test_wording.py", "club"),
 ]
 
 

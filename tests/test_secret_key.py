@@ -19,9 +19,9 @@ from app.main import create_app
 from app.secret_key import PLACEHOLDERS, UnsafeSecret, new_secret, weakness, with_secret
 from app.settings import Settings
 from app.web.club import auth
-from tests.club_web.helpers import become_elder, member_ids
 from tests.conftest import make_settings
 from tests.resilience.conftest import free_port
+from tests.web.club.helpers import become_elder, member_ids
 
 ROOT = Path(__file__).resolve().parent.parent
 OLD_COMPOSE_DEFAULT = "change-me-in-production"

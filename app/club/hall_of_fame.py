@@ -109,3 +109,24 @@ def shared_ranks(rows: Iterable[HallOfFameRow]) -> dict[str, str]:
         shared = key.count(key[i]) > 1
         ranks[row.player] = f"{first}=" if shared else str(first)
     return ranks
+
+
+SORTS: dict[str, tuple[str, bool]] = {
+    # key: (HallOfFameRow field, biggest first)
+    "points": ("points", True),
+    "nights": ("nights", True),
+    "wins": ("wins", True),
+    "podiums": ("podiums", True),
+    "average": ("average_place", False),
+    "bar_rov": ("bar_rov", True),
+    "agurker": ("agurker", True),
+    "name": ("player", False),
+}
+
+
+def sorted_table(rows: list[HallOfFameRow], sort: str) -> list[HallOfFameRow]:
+    """The Hall of Fame rows by `sort` (ties keep the Hall of Fame order)."""
+    field, biggest_first = SORTS.get(sort, SORTS["points"])
+    if field == "player":
+        return sorted(rows, key=lambda r: r.player.lower())
+    return sorted(rows, key=lambda r: getattr(r, field), reverse=biggest_first)

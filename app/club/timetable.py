@@ -20,8 +20,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
+from typing import TYPE_CHECKING
 
 from app.club.constants import BASE_ROUNDS, FINAL_ROUNDS, Stage
+
+if TYPE_CHECKING:
+    from app.club.night import Night
 
 #: (key, planned start): the keys the night page's programme uses.
 PLAN: tuple[tuple[str, time], ...] = (
@@ -108,3 +112,20 @@ def _lateness(
         overdue = now - planned_end(day, *current)
         late = max(late, overdue)
     return round(late.total_seconds() / 60)
+
+
+def programme_now(night: Night) -> str:
+    """Which programme item the night is at, by its progress (not by the clock)."""
+    if night.phase == "done":
+        return "food"
+    if night.stage == "finals":
+        return "finals"
+    if night.phase == "playoff":
+        return "finals"
+    if night.round == 0:
+        return "meet"
+    if night.round < 8:
+        return "base1"
+    if night.round == 8:
+        return "dinner"
+    return "base2"

@@ -39,7 +39,7 @@ SOURCES: dict[str, tuple[Source, ...]] = {
         Source("app", (("parsing.py", "python"), ("**", "ignore"))),  # a bad websocket frame's words
     ),
     "club": (
-        Source("app/club", PY), Source("app/web/club", PY), Source("templates/club", HTML),
+        Source("app/club", PY), Source("app/nights", PY), Source("app/web/club", PY), Source("templates/club", HTML),
         Source("app/store", PY),  # the ledger's refusals (the store's other errors are never shown)
     ),
     "rules": (Source("templates/table/rules", HTML),),

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from sqlmodel import Field, Session, SQLModel, select
+from sqlmodel import Field, Session, SQLModel, col, select
 
 
 def _now() -> datetime:
@@ -33,5 +33,5 @@ def add_chat(session: Session, *, room_id: int, seat: int | None, name: str, kin
 
 def list_chat(session: Session, *, room_id: int) -> list[RoomChat]:
     """Every chat row of a room, oldest first."""
-    query = select(RoomChat).where(RoomChat.room_id == room_id).order_by(RoomChat.id)  # type: ignore[arg-type]
+    query = select(RoomChat).where(RoomChat.room_id == room_id).order_by(col(RoomChat.id))
     return list(session.exec(query))

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any, Protocol, TypeVar
 
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import Engine, event
-from sqlmodel import Session, create_engine
+from sqlmodel import Session, SQLModel, create_engine
 
 ROOT = Path(__file__).resolve().parents[2]
+RowT = TypeVar("RowT", bound=SQLModel)
 
 
 def make_engine(url: str) -> Engine:
@@ -20,7 +23,7 @@ def make_engine(url: str) -> Engine:
         engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
 
         @event.listens_for(engine, "connect")
-        def _sqlite_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
+        def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
             cursor = dbapi_connection.cursor()
             cursor.execute("PRAGMA journal_mode=WAL")
             cursor.execute("PRAGMA foreign_keys=ON")
@@ -57,3 +60,34 @@ def upgrade(url: str, revision: str = "head") -> None:
 
 def downgrade(url: str, revision: str = "base") -> None:
     command.downgrade(alembic_config(url), revision)
+
+
+def utc_now() -> datetime:
+    """Now, in UTC: when a row was made or changed."""
+    return datetime.now(UTC)
+
+
+class HasId(Protocol):
+    id: int | None
+
+
+def row_id(row: HasId) -> int:
+    """The id of a row read from the database (or flushed): it always has one there."""
+    if row.id is None:
+        raise LookupError(f"{type(row).__name__} is not stored yet")
+    return row.id
+
+
+def stored(session: Session, model: type[RowT], key: int) -> RowT:
+    """The row `key` of `model`: LookupError when there is none."""
+    row = session.get(model, key)
+    if row is None:
+        raise LookupError(f"no {model.__name__} {key}")
+    return row
+
+
+def saved(session: Session, row: RowT) -> RowT:
+    """`row` added (or changed) and flushed: it has its id, and later queries see it."""
+    session.add(row)
+    session.flush()
+    return row

@@ -6,7 +6,9 @@
 //   night and table) before it is sent, and leaves it only when the server has answered. Without
 //   a connection it waits there, the page says so, and it is sent again when the connection
 //   comes back (the "online" event, and every few seconds). Each result carries the entry id the
-//   server drew into the form, so a result sent twice is recorded once.
+//   server drew into the form, so a result sent twice is recorded once. A result the server
+//   refuses as another slot's entry ("mismatch") is never dropped: it stays here, held (not sent
+//   again by itself), with the server's words, until someone removes it.
 // - The page's changing part is polled; a poll waits while the table is entering a result.
 (function () {
   "use strict";
@@ -46,20 +48,23 @@
   // ------------------------------------------------------------ the outbox
   function drawOutbox() {
     var list = outbox();
-    var waiting = list.filter(function (item) { return item.waiting; });
+    var waiting = list.filter(function (item) { return item.waiting || item.held; });
     var ul = document.getElementById("outbox-list");
     var template = document.getElementById("outbox-item");
     ul.replaceChildren();
     waiting.forEach(function (item) {
       var li = template.content.firstElementChild.cloneNode(true);
       li.querySelector("[data-what]").textContent = item.what;
+      li.querySelector("[data-note]").textContent = item.held ? item.note : "";
       li.querySelector("[data-cancel]").dataset.cancel = item.id;
       ul.appendChild(li);
     });
     document.getElementById("outbox").hidden = waiting.length === 0;
+    document.querySelector("[data-outbox-offline]").hidden = !list.some(function (item) { return item.waiting && !item.held; });
+    document.querySelector("[data-outbox-held]").hidden = !list.some(function (item) { return item.held; });
     var f = form();
     if (f) {
-      var queued = list.some(function (item) { return item.slot === f.dataset.slot; });
+      var queued = list.some(function (item) { return item.slot === f.dataset.slot && !item.held; });
       var note = document.querySelector("[data-queued-note]");
       if (queued) { f.hidden = true; confirmBox().hidden = true; }
       else if (confirmBox().hidden) f.hidden = false;
@@ -74,9 +79,17 @@
     }));
   }
 
+  function hold(id, note) {
+    keep(outbox().map(function (item) {
+      if (item.id === id) { item.held = true; item.note = note; }
+      return item;
+    }));
+  }
+  function sendable() { return outbox().filter(function (item) { return !item.held; }); }
+
   function flush() {
     if (sending) return;
-    var list = outbox();
+    var list = sendable();
     if (!list.length) return;
     var item = list[0];
     sending = true;
@@ -89,7 +102,8 @@
       return response.json();
     }).then(function (answer) {
       sending = false;
-      drop(item.id);
+      if (answer.outcome === "mismatch") hold(item.id, answer.message);
+      else drop(item.id);
       say(answer.message, answer.outcome);
       var f = form();
       if (f && f.dataset.slot === item.slot && answer.outcome !== "invalid") { f.reset(); update(f); }
@@ -104,7 +118,7 @@
     });
   }
   window.addEventListener("online", flush);
-  setInterval(function () { if (outbox().length) flush(); }, RETRY_MS);
+  setInterval(function () { if (sendable().length) flush(); }, RETRY_MS);
 
   // ------------------------------------------------------------ the result form
   function checked(f, name) {

@@ -10,9 +10,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import socket
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from datetime import date, timedelta
@@ -21,16 +18,15 @@ from pathlib import Path
 import pytest
 
 from app.secret_key import new_secret
-from app.store import club as store
+from app.store import members as member_store
 from app.store.db import make_engine, session_scope, upgrade
 from app.web.club.auth import hash_password
+from tests.app_process import app_process
 
-from ..club_web.helpers import NINE, finished_night_in_store
-from ..waiting import answers, wait_until, watching
+from ..web.club.helpers import NINE, finished_night_in_store
 
 pytestmark = pytest.mark.e2e
 
-ROOT = Path(__file__).resolve().parents[2]
 SHOTS = Path(os.environ.get("GURKA_SHOTS", "/tmp/shots")) / "club"
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
@@ -38,12 +34,6 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
 PHONE = {"width": 390, "height": 844}
 LAPTOP = {"width": 1280, "height": 800}
 ELDER_PASSWORD = "old-and-wise-1"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.fixture
@@ -54,38 +44,18 @@ def server(tmp_path: Path) -> Iterator[str]:
     upgrade(url)
     engine = make_engine(url)
     with session_scope(engine) as session:
-        store.add_member(session, name="Elsa", is_elder=True, password_hash=hash_password(ELDER_PASSWORD))
+        member_store.add_member(session, name="Elsa", is_elder=True, password_hash=hash_password(ELDER_PASSWORD))
         for name in [*NINE, "Kim"]:
-            store.add_member(session, name=name)
-        ids = {m.name: m.id for m in store.list_members(session)}
+            member_store.add_member(session, name=name)
+        ids = {m.name: m.id for m in member_store.list_members(session)}
     today = date.today()
     for k, seed in enumerate((3, 11, 29)):
         finished_night_in_store(engine, ids=ids, players=NINE, day=today - timedelta(days=70 - 28 * k),
                                 seed=seed, host="Ann")
     engine.dispose()
-    port = free_port()
-    env = {**{k: v for k, v in os.environ.items() if not k.startswith("PYTEST")},
-           "DATABASE_URL": url, "SECRET_KEY": new_secret(), "BOT_DELAY": "0",
-           "SEAT_TAKEOVER_SECONDS": "0"}
-    log = (tmp_path / "server.log").open("wb")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "app.main:create_app", "--factory", "--host", "127.0.0.1",
-         "--port", str(port), "--no-access-log"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        with watching(tmp_path / "server.log"):
-            wait_until(lambda: answers(base, proc), what=f"{base}/healthz to answer", timeout=30,
-                       seen=lambda: f"server exit code {proc.poll()}")
-            yield base
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
+    with app_process(url, tmp_path / "server.log", SECRET_KEY=new_secret(), BOT_DELAY="0",
+                     SEAT_TAKEOVER_SECONDS="0") as base:
+        yield base
 
 
 def shot(page, name: str) -> None:  # type: ignore[no-untyped-def]

@@ -7,21 +7,18 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import CHROMIUM, free_port
+from tests.app_process import app_process
+from tests.e2e.conftest import CHROMIUM
 from tests.e2e.page_checks import Checks
-from tests.waiting import answers, wait_until, watching
 
 pytestmark = pytest.mark.e2e
 
-ROOT = Path(__file__).resolve().parents[2]
 PHONE = {"viewport": {"width": 360, "height": 740}, "is_mobile": True, "has_touch": True}
 SECRET = "duplicate-walk-secret-" + "y" * 24
 
@@ -32,9 +29,9 @@ def play_duplicate_night(url: str) -> int:
 
     from app.main import create_app
     from app.web.club import online as club_online
-    from tests.club_web.helpers import switch_bots, token
-    from tests.club_web.test_duplicate_night import core, duplicate_night, night_row
     from tests.conftest import make_settings
+    from tests.web.club.helpers import switch_bots, token
+    from tests.web.club.test_duplicate_night import core, duplicate_night, night_row
 
     with TestClient(create_app(make_settings(url))) as client:
         night_id = duplicate_night(client)
@@ -58,28 +55,8 @@ def served(tmp_path: Path) -> Iterator[tuple[str, int]]:
         pytest.skip("Debian's chromium is not installed (apt-get install -y chromium)")
     url = f"sqlite:///{tmp_path / 'club.db'}"
     night_id = play_duplicate_night(url)
-    port = free_port()
-    env = {**{k: v for k, v in os.environ.items() if not k.startswith("PYTEST")},
-           "DATABASE_URL": url, "SECRET_KEY": SECRET, "BOT_DELAY": "0", "PYTHONPATH": str(ROOT)}
-    log_path = tmp_path / "server.log"
-    with log_path.open("wb") as log:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "uvicorn", "app.main:create_app", "--factory", "--host", "127.0.0.1",
-             "--port", str(port), "--no-access-log", "--ws", "websockets-sansio", "--ws-per-message-deflate", "false"],
-            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-        )
-        base = f"http://127.0.0.1:{port}"
-        try:
-            with watching(log_path):
-                wait_until(lambda: answers(base, proc), what=f"{base}/healthz to answer", timeout=30,
-                           seen=lambda: f"server exit code {proc.poll()}")
-                yield base, night_id
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+    with app_process(url, tmp_path / "server.log", SECRET_KEY=SECRET, BOT_DELAY="0") as base:
+        yield base, night_id
 
 
 def test_a_duplicate_nights_comparison_and_scores_on_a_phone(served: tuple[str, int], browser, shots: Path) -> None:  # type: ignore[no-untyped-def]

@@ -16,8 +16,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from datetime import date, timedelta
@@ -26,18 +24,18 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import TimeoutError as PageTimeout
 
-from app.store import club as store
+from app.store import members as member_store
 from app.store.db import make_engine, session_scope, upgrade
 from app.web.club.auth import hash_password
-from tests.club_web.helpers import NINE, finished_night_in_store
+from tests.app_process import app_process
 from tests.e2e.clicking import move
-from tests.e2e.conftest import CHROMIUM, free_port
+from tests.e2e.conftest import CHROMIUM
 from tests.e2e.page_checks import Checks
-from tests.waiting import answers, wait_page, wait_selector, wait_until, watch_page, watching
+from tests.waiting import wait_page, wait_selector, watch_page
+from tests.web.club.helpers import NINE, finished_night_in_store
 
 pytestmark = pytest.mark.e2e
 
-ROOT = Path(__file__).resolve().parents[2]
 PHONE = {"viewport": {"width": 360, "height": 740}, "is_mobile": True, "has_touch": True}
 ELDER_PASSWORD = "old-and-wise-1"
 
@@ -50,39 +48,18 @@ def club(tmp_path: Path) -> Iterator[str]:
     upgrade(url)
     engine = make_engine(url)
     with session_scope(engine) as session:
-        store.add_member(session, name="Elsa", is_elder=True, password_hash=hash_password(ELDER_PASSWORD))
+        member_store.add_member(session, name="Elsa", is_elder=True, password_hash=hash_password(ELDER_PASSWORD))
         for name in [*NINE, "Kim"]:
-            store.add_member(session, name=name)
-        ids = {m.name: m.id for m in store.list_members(session)}
+            member_store.add_member(session, name=name)
+        ids = {m.name: m.id for m in member_store.list_members(session)}
     today = date.today()
     for k, seed in enumerate((3, 11, 29)):
         finished_night_in_store(engine, ids=ids, players=NINE, day=today - timedelta(days=70 - 28 * k),
                                 seed=seed, host="Ann")
     engine.dispose()
-    port = free_port()
-    env = {**{k: v for k, v in os.environ.items() if not k.startswith("PYTEST")},
-           "DATABASE_URL": url, "SECRET_KEY": "club-walk-secret-" + "x" * 24, "BOT_DELAY": "0",
-           "SEAT_TAKEOVER_SECONDS": "0", "DEAL_PAUSE": "0", "PYTHONPATH": str(ROOT)}
-    log_path = tmp_path / "server.log"
-    log = log_path.open("wb")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "app.main:create_app", "--factory", "--host", "127.0.0.1",
-         "--port", str(port), "--no-access-log", "--ws", "websockets-sansio", "--ws-per-message-deflate", "false"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        with watching(log_path):
-            wait_until(lambda: answers(base, proc), what=f"{base}/healthz to answer", timeout=30,
-                       seen=lambda: f"server exit code {proc.poll()}")
-            yield base
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
+    with app_process(url, tmp_path / "server.log", SECRET_KEY="club-walk-secret-" + "x" * 24, BOT_DELAY="0",
+                     SEAT_TAKEOVER_SECONDS="0", DEAL_PAUSE="0") as base:
+        yield base
 
 
 def play_club_table(page, checks: Checks, *, limit: float = 300.0) -> None:  # type: ignore[no-untyped-def]

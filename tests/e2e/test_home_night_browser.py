@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from datetime import date
@@ -20,18 +18,20 @@ from typing import Any
 import pytest
 
 from app.club import Night
-from app.store import club as store
+from app.store import members as member_store
+from app.store import night_replay
+from app.store import nights as night_store
+from app.store import results as result_store
 from app.store.db import make_engine, session_scope, upgrade
-from app.web.club import night_data as cn
 from app.web.club.auth import hash_password
-from tests.club_web.helpers import NINE
-from tests.e2e.conftest import CHROMIUM, free_port
+from tests.app_process import app_process
+from tests.e2e.conftest import CHROMIUM
 from tests.e2e.page_checks import Checks
-from tests.waiting import answers, wait_page, wait_selector, wait_until, watch_page, watching
+from tests.waiting import wait_page, wait_selector, watch_page
+from tests.web.club.helpers import NINE
 
 pytestmark = pytest.mark.e2e
 
-ROOT = Path(__file__).resolve().parents[2]
 PHONE = {"viewport": {"width": 360, "height": 740}, "is_mobile": True, "has_touch": True}
 TV = {"viewport": {"width": 1920, "height": 1080}}
 PASSWORD = "old-and-wise-1"
@@ -47,35 +47,20 @@ def home(tmp_path: Path) -> Iterator[dict[str, Any]]:
     upgrade(url)
     engine = make_engine(url)
     with session_scope(engine) as session:
-        store.add_member(session, name="Elsa", is_elder=True, password_hash=hash_password(PASSWORD))
+        member_store.add_member(session, name="Elsa", is_elder=True, password_hash=hash_password(PASSWORD))
         for name in NINE:
-            store.add_member(session, name=name)
-        ids = {m.name: m.id for m in store.list_members(session)}
+            member_store.add_member(session, name=name)
+        ids = {m.name: m.id for m in member_store.list_members(session)}
         players = [{"name": p, "member_id": ids[p], "for_id": None, "for_name": None} for p in NINE]
-        row = store.create_night(session, day=date.today(), host="Ann", seed=SEED, players=players, start={},
+        row = night_store.create_night(session, day=date.today(), host="Ann", seed=SEED, players=players, start={},
                                  created_by="Elsa")
-        cn.save_state(session, row, Night.new(NINE, None, seed=SEED))
+        night_replay.save_state(session, row, Night.new(NINE, None, seed=SEED))
         night_id = row.id
-    port = free_port()
-    env = {**{k: v for k, v in os.environ.items() if not k.startswith("PYTEST")},
-           "DATABASE_URL": url, "SECRET_KEY": "home-night-secret-" + "x" * 20, "PYTHONPATH": str(ROOT)}
-    log_path = tmp_path / "server.log"
-    with log_path.open("wb") as log:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "uvicorn", "app.main:create_app", "--factory", "--host", "127.0.0.1",
-             "--port", str(port), "--no-access-log"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-        base = f"http://127.0.0.1:{port}"
-        try:
-            with watching(log_path):
-                wait_until(lambda: answers(base, proc), what=f"{base}/healthz to answer", timeout=30)
-                yield {"base": base, "night": night_id, "engine": engine}
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-            engine.dispose()
+    try:
+        with app_process(url, tmp_path / "server.log", SECRET_KEY="home-night-secret-" + "x" * 20) as base:
+            yield {"base": base, "night": night_id, "engine": engine}
+    finally:
+        engine.dispose()
 
 
 def elder_links(browser: Any, base: str, night_id: int) -> tuple[Any, dict[str, str]]:
@@ -95,7 +80,7 @@ def elder_links(browser: Any, base: str, night_id: int) -> tuple[Any, dict[str, 
 
 def rows(engine: Any, night_id: int) -> list[tuple[str, int, str, str]]:
     with session_scope(engine) as session:
-        return [(r.phase, r.round, r.table, r.source) for r in store.list_results(session, night_id=night_id)]
+        return [(r.phase, r.round, r.table, r.source) for r in result_store.list_results(session, night_id=night_id)]
 
 
 def chairs_of(page: Any) -> list[str]:
@@ -114,6 +99,12 @@ def tap_result(page: Any, first: str, second: str, *, bar_rov: bool = False, agu
         form.get_by_role("button", name=f"One agurk more for {agurk}").click()
     form.get_by_role("button", name="Check the result").click()
     wait_selector(page, "[data-confirm]:not([hidden])", what="the result to check")
+
+
+def open_phone(page: Any, links: dict[str, str], table: str) -> None:
+    """`table`'s phone page, its result form drawn."""
+    page.goto(links[table])
+    wait_selector(page, "form[data-result-form]", what=f"the {table} phone")
 
 
 def shoot(page: Any, shots: Path, name: str) -> None:
@@ -209,8 +200,7 @@ def test_an_offline_phone_keeps_its_result_and_it_arrives_once(home: dict[str, A
     ctx = browser.new_context(**PHONE)
     try:
         page = watch_page(ctx.new_page())
-        page.goto(links["taber"])
-        wait_selector(page, "form[data-result-form]", what="the taber phone")
+        open_phone(page, links, "taber")
         chairs = chairs_of(page)
         ctx.set_offline(True)
         tap_result(page, chairs[1], chairs[2])
@@ -230,8 +220,7 @@ def test_an_offline_phone_keeps_its_result_and_it_arrives_once(home: dict[str, A
         assert page.evaluate("key => localStorage.getItem(key)", f"gurka-table-{night_id}-taber") == "[]"
 
         # the answer is lost on the way: the phone keeps the result, sends it again, and it counts once
-        page.goto(links["mellan"])
-        wait_selector(page, "form[data-result-form]", what="the mellan phone")
+        open_phone(page, links, "mellan")
         chairs = chairs_of(page)
         lost = {"answers": 0}
 
@@ -264,8 +253,7 @@ def test_a_second_phone_at_the_table_gets_a_conflict_and_a_stale_link_is_refused
     try:
         ann, bo = watch_page(first.new_page()), watch_page(second.new_page())
         for page in (ann, bo):
-            page.goto(links["vinder"])
-            wait_selector(page, "form[data-result-form]", what="the vinder phone")
+            open_phone(page, links, "vinder")
         chairs = chairs_of(ann)
         tap_result(ann, chairs[0], chairs[1])
         tap_result(bo, chairs[2], chairs[1])  # the other phone is checking another result meanwhile
@@ -293,4 +281,61 @@ def test_a_second_phone_at_the_table_gets_a_conflict_and_a_stale_link_is_refused
     finally:
         first.close()
         second.close()
+        elder.close()
+
+
+def test_a_result_refused_as_another_tables_entry_stays_on_the_phone(
+    home: dict[str, Any], browser: Any, shots: Path
+) -> None:
+    """Issue 37 item 8: a result the server refuses as another slot's entry is never dropped
+    silently: it stays in the phone's outbox with the server's words, is not sent again by
+    itself, and leaves only when someone removes it."""
+    base, night_id, engine = home["base"], home["night"], home["engine"]
+    elder, links = elder_links(browser, base, night_id)
+    ctx = browser.new_context(**PHONE)
+    try:
+        page = watch_page(ctx.new_page())
+        open_phone(page, links, "vinder")
+        vinder_entry = page.locator("form[data-result-form] input[name='entry']").input_value()
+        chairs = chairs_of(page)
+        tap_result(page, chairs[0], chairs[1])
+        page.get_by_role("button", name="Save the result").click()
+        wait_page(page, "() => document.getElementById('phone-say').dataset.kind === 'saved'", what="vinder saved")
+
+        # the mellan phone's result goes out under the vinder's entry id
+        open_phone(page, links, "mellan")
+        sent = {"posts": 0}
+
+        def reuse_the_entry(route: Any) -> None:
+            sent["posts"] += 1
+            body = re.sub(r"entry=[^&]*", f"entry={vinder_entry}", route.request.post_data or "")
+            route.continue_(post_data=body)
+
+        page.route(re.compile(r".*/results$"), reuse_the_entry)
+        chairs = chairs_of(page)
+        tap_result(page, chairs[0], chairs[1])
+        page.get_by_role("button", name="Save the result").click()
+        wait_page(page, "() => document.getElementById('phone-say').dataset.kind === 'mismatch'",
+                  what="the refusal", timeout=15)
+        assert "already used for base round 1 at the Vinderbord" in page.locator("#phone-say").inner_text()
+        wait_selector(page, "#outbox:not([hidden])", what="the refused result kept on the phone")
+        outbox = page.locator("#outbox").inner_text()
+        assert f"{chairs[2]} won" in outbox and "already used for base round 1 at the Vinderbord" in outbox
+        assert "Refused, so kept on this phone" in outbox and "No connection" not in outbox
+        assert page.locator("form[data-result-form]").is_visible()  # the table can still enter it anew
+        shoot(page, shots, "phone-360-en-mismatch")
+        assert rows(engine, night_id) == [("base", 1, "vinder", "phone")]
+
+        # kept across a reload, and not sent again by itself
+        page.reload()
+        wait_selector(page, "#outbox:not([hidden])", what="the refused result still kept")
+        page.wait_for_timeout(5000)  # longer than the phone's retry period (4 s): nothing may be sent
+        assert sent["posts"] == 1
+        assert f"{chairs[2]} won" in page.locator("#outbox").inner_text()
+        page.get_by_role("button", name="Don't send it").click()
+        wait_page(page, "() => document.getElementById('outbox').hidden", what="the outbox empty")
+        assert page.evaluate("key => localStorage.getItem(key)", f"gurka-table-{night_id}-mellan") == "[]"
+        assert rows(engine, night_id) == [("base", 1, "vinder", "phone")]
+    finally:
+        ctx.close()
         elder.close()

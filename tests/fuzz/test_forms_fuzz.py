@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.club_web.helpers import become_elder, csrf_of
+from tests.web.club.helpers import become_elder, csrf_of
 from tests.web.test_room_protocol import start
 from tests.web.wsutil import Player, create_room, hidden_cards, join, leaks
 

@@ -10,8 +10,8 @@ import time
 import httpx
 from websockets.asyncio.client import connect
 
-from tests.club_web.helpers import PASSWORD, csrf_of
 from tests.resilience.conftest import create_room
+from tests.web.club.helpers import PASSWORD, csrf_of
 
 
 async def test_login_guesses_do_not_freeze_another_rooms_websocket(start_server, sqlite_file_url) -> None:

@@ -10,7 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.parsing import BadFrame, nesting_depth, parse_json_object, strict_int
-from tests.club_web.helpers import (
+from tests.web.club.helpers import (
     NINE,
     add_members,
     become_elder,

@@ -9,7 +9,7 @@ from fastapi.testclient import TestClient
 
 from app.rooms.clock import FakeClock
 from app.web.shared.throttle import Throttle
-from tests.club_web.helpers import PASSWORD, become_elder, csrf_of, member_ids, token
+from tests.web.club.helpers import PASSWORD, become_elder, csrf_of, member_ids, token
 
 
 def _login(client, name: str, password: str):

@@ -7,7 +7,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.names import display_name, name_key
-from tests.club_web.helpers import become_elder, member_ids, token
+from tests.web.club.helpers import become_elder, member_ids, token
 from tests.web.wsutil import create_room
 
 LOOKALIKES_OF_ANNA = ["Ａｎｎａ", "\u0410nna", "ᴬnna", "Anna\u200b", "A\u200dnna", "ANNA", "\u0391nna", "anna "]

@@ -7,24 +7,24 @@ import threading
 import time
 from typing import Any
 
-from app.store import club as club_store
-from tests.club_web.helpers import become_elder, csrf_of, member_ids
+from app.store import members as member_store
+from tests.web.club.helpers import become_elder, csrf_of, member_ids
 from tests.web.wsutil import Player, close_all, create_room
 
 ROUND_TRIP_LIMIT = 0.2  # seconds
 
 
 def _hold(monkeypatch: Any, name: str) -> tuple[threading.Event, threading.Event]:
-    """Make `app.store.club.<name>` wait (in whatever thread calls it) until released."""
+    """Make `app.store.members.<name>` wait (in whatever thread calls it) until released."""
     entered, release = threading.Event(), threading.Event()
-    real = getattr(club_store, name)
+    real = getattr(member_store, name)
 
     def held(*args: Any, **kwargs: Any) -> Any:
         entered.set()
         assert release.wait(15), "never released"
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(club_store, name, held)
+    monkeypatch.setattr(member_store, name, held)
     return entered, release
 
 

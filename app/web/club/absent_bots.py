@@ -33,7 +33,8 @@ from sqlmodel import Session
 
 from app.rooms import LiveRoom, Refused, RoomStatus
 from app.rooms.bot_levels import DEFAULT_LEVEL, level_or_default
-from app.store import club as store
+from app.store import absences as absence_store
+from app.store import nights as night_store
 from app.store import rooms as room_store
 from app.store.db import session_scope
 from app.web.club.common import nice_moment
@@ -59,13 +60,13 @@ def switch(app: FastAPI, night_id: int, by: str | None, level: str = DEFAULT_LEV
     the night's state as ``bot_level``) or off (None); False if there is no such open online
     night."""
     with session_scope(app.state.engine) as session:
-        row = store.get_night(session, night_id=night_id)
+        row = night_store.get_night(session, night_id=night_id)
         if row is None or row.mode != "online" or row.status != "open":
             return False
         if by is not None and row.bots_for_absent_by is None:
-            store.save_night_state(session, night_id=night_id, state={**row.state, "bot_level": level},
+            night_store.save_night_state(session, night_id=night_id, state={**row.state, "bot_level": level},
                                    status=row.status, winner=row.winner)
-        store.set_bots_for_absent(session, night_id=night_id, by=by)
+        night_store.set_bots_for_absent(session, night_id=night_id, by=by)
     return True
 
 
@@ -76,10 +77,10 @@ def night_level(state: dict[str, Any]) -> str:
 
 def wish_of(app: FastAPI, night_id: int) -> Wish:
     with session_scope(app.state.engine) as session:
-        row = store.get_night(session, night_id=night_id)
+        row = night_store.get_night(session, night_id=night_id)
         if row is None or row.bots_for_absent_by is None or row.status != "open":
             return Wish(False, frozenset())
-        return Wish(True, frozenset(a.player for a in store.list_absences(session, night_id=night_id)),
+        return Wish(True, frozenset(a.player for a in absence_store.list_absences(session, night_id=night_id)),
                     night_level(row.state))
 
 
@@ -93,13 +94,13 @@ def club_moment(request: Request, at: datetime | None) -> str:
 
 def _mark_away(app: FastAPI, night_id: int, name: str) -> None:
     with session_scope(app.state.engine) as session:
-        if store.mark_absent(session, night_id=night_id, player=name):
+        if absence_store.mark_absent(session, night_id=night_id, player=name):
             log.info("night %s: %s is away; bots play for them until they press Play", night_id, name)
 
 
 def _end_absence(app: FastAPI, night_id: int, name: str) -> None:
     with session_scope(app.state.engine) as session:
-        if store.end_absence(session, night_id=night_id, player=name):
+        if absence_store.end_absence(session, night_id=night_id, player=name):
             log.info("night %s: %s pressed Play and is back", night_id, name)
 
 

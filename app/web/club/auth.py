@@ -31,7 +31,7 @@ from starlette.datastructures import FormData
 from starlette.responses import Response
 
 from app.i18n import _
-from app.store import club as store
+from app.store import members as member_store
 from app.store.db import session_scope
 
 COOKIE = "gurka_club"
@@ -131,7 +131,7 @@ def viewer(request: Request) -> Viewer:
     name, is_elder = None, False
     if member_id is not None:
         with session_scope(request.app.state.engine) as session:
-            member = store.get_member(session, member_id=member_id)
+            member = member_store.get_member(session, member_id=member_id)
             if (member is not None and member.active and member.is_elder
                     and data.get("g") == (member.session_gen or 0)):
                 name, is_elder = member.name, True
@@ -187,12 +187,12 @@ def login_member(engine: Any, *, name: str, password: str) -> tuple[int, int] | 
 
     Blocking (database and argon2): call it from a worker thread."""
     with session_scope(engine) as session:
-        member = store.get_member_by_name(session, name=name.strip())
+        member = member_store.get_member_by_name(session, name=name.strip())
         if member is None or member.id is None or not member.active or not member.is_elder:
             verify_password(_DUMMY_HASH, password)
             return None
         if not verify_password(member.password_hash, password):
             return None
         if member.id is not None and _hasher.check_needs_rehash(member.password_hash or ""):
-            store.update_member(session, member_id=member.id, password_hash=hash_password(password))
+            member_store.update_member(session, member_id=member.id, password_hash=hash_password(password))
         return member.id, member.session_gen or 0

@@ -8,8 +8,10 @@ from fastapi.responses import HTMLResponse, Response
 from app.i18n import _
 from app.parsing import strict_int
 from app.rules.text import text_of
-from app.store import club as store
-from app.store.db import session_scope
+from app.store import beer as beer_store
+from app.store import members as member_store
+from app.store import nights as night_store
+from app.store.db import row_id, session_scope
 from app.web.club import auth
 from app.web.club.common import db_engine, nice_date, redirect, render, require_elder
 
@@ -24,9 +26,9 @@ def beer_page(request: Request) -> Response:
 def _beer(request: Request, *, errors: list[str] | None = None, typed: dict[str, str] | None = None,
           status: int = 200) -> Response:
     with session_scope(db_engine(request)) as session:
-        debts = store.list_debts(session)
-        members = store.list_members(session)
-        nights = store.list_nights(session)
+        debts = beer_store.list_debts(session)
+        members = member_store.list_public(session)
+        nights = night_store.list_nights(session)
     names = {m.id: m.name for m in members}
     owed: dict[str, int] = {}
     for debt in debts:
@@ -52,7 +54,7 @@ def add_debt(request: Request, form: auth.CsrfForm) -> Response:
     reason = " ".join(typed["reason"].split())[:200]
     crates = strict_int(typed["crates"], lo=1, hi=10) or 0
     with session_scope(db_engine(request)) as session:
-        member = next((m for m in store.list_members(session) if str(m.id) == typed["member"]), None)
+        member = next((m for m in member_store.list_members(session) if str(m.id) == typed["member"]), None)
         if member is None:
             errors.append(_("Choose who owes the crate."))
         if not reason:
@@ -60,10 +62,10 @@ def add_debt(request: Request, form: auth.CsrfForm) -> Response:
         if not 1 <= crates <= 10:
             errors.append(_("A debt is 1 to 10 crates."))
         night_id = strict_int(typed["night"], lo=1)
-        if night_id is not None and store.get_night(session, night_id=night_id) is None:
+        if night_id is not None and night_store.get_night(session, night_id=night_id) is None:
             night_id = None
-        if not errors:
-            store.add_debt(session, member_id=member.id, reason=reason, recorded_by=who.name or "",  # type: ignore[union-attr,arg-type]
+        if member is not None and not errors:
+            beer_store.add_debt(session, member_id=row_id(member), reason=reason, recorded_by=who.name or "",
                            crates=crates, night_id=night_id)
     if errors:
         return _beer(request, errors=errors, typed=typed, status=422)
@@ -75,7 +77,7 @@ def settle_debt(request: Request, debt_id: int, _form: auth.CsrfForm) -> Respons
     require_elder(request)
     with session_scope(db_engine(request)) as session:
         try:
-            store.settle_debt(session, debt_id=debt_id)
+            beer_store.settle_debt(session, debt_id=debt_id)
         except LookupError as exc:
             raise HTTPException(status_code=404, detail=_("No such debt")) from exc
     return redirect("/club/beer", request)
@@ -92,7 +94,7 @@ def waive_debt(request: Request, debt_id: int, form: auth.CsrfForm) -> Response:
     else:
         with session_scope(db_engine(request)) as session:
             try:
-                store.waive_debt(session, debt_id=debt_id, by=who.name or "", reason=reason)
+                beer_store.waive_debt(session, debt_id=debt_id, by=who.name or "", reason=reason)
             except LookupError as exc:
                 raise HTTPException(status_code=404, detail=_("No such debt")) from exc
             except ValueError as exc:

@@ -6,7 +6,7 @@ the finals and the placement, in big type. It reads what the night page shows to
 needs no login (a TV at the host's home has none).
 
 It stays live by polling: `/board/fresh?v=` answers 204 while the night's data (a digest of its
-rows, `store.night_fingerprint`), the reader's language and the clock's minute are what the page
+rows, `night_store.night_fingerprint`), the reader's language and the clock's minute are what the page
 shows, else the board's new content, swapped in one piece (no reload, no flicker). Everything
 comes from the database, so any app process answers alike.
 """
@@ -21,10 +21,10 @@ from fastapi.responses import HTMLResponse, Response
 from sqlmodel import Session
 
 from app.i18n import _, current_language
-from app.store import club as store
+from app.store import night_replay
+from app.store import nights as night_store
 from app.store.db import session_scope
-from app.web.club import home_night
-from app.web.club import night_data as cn
+from app.web.club import home_night, night_view
 from app.web.club.common import db_engine, nice_date, render, render_string
 
 router = APIRouter(prefix="/club", tags=["club"])
@@ -34,7 +34,7 @@ POLL_SECONDS = 1
 
 def board_stamp(request: Request, session: Session, night_id: int) -> str | None:
     """What the board shows depends on: the night's rows, the language, the clock's minute."""
-    found = store.night_fingerprint(session, night_id=night_id)
+    found = night_store.night_fingerprint(session, night_id=night_id)
     if found is None:
         return None
     minute = datetime.now(UTC).astimezone(home_night.club_zone(request)).strftime("%H%M")
@@ -43,18 +43,18 @@ def board_stamp(request: Request, session: Session, night_id: int) -> str | None
 
 def board_context(request: Request, session: Session, night_id: int) -> dict[str, Any]:
     stamp = board_stamp(request, session, night_id)
-    loaded = cn.load(session, night_id=night_id)
+    loaded = night_replay.load(session, night_id=night_id)
     if loaded is None or stamp is None:
         raise HTTPException(status_code=404, detail=_("No such night"))
     row, results, night = loaded
     moved_after, moves = home_night.last_moves(night)
     playing = night.phase in home_night.PLAYING
-    tables = cn.tables_view(night) if night.phase != "done" else []
+    tables = night_view.tables_view(night) if night.phase != "done" else []
     for t in tables:
         t["dealer_note"] = home_night.dealer_note(night, t["key"]) if playing else ""
     return {
         "row": row, "night": night, "stamp": stamp, "poll": POLL_SECONDS,
-        "title_date": nice_date(row.date), "round_label": cn.round_label(night),
+        "title_date": nice_date(row.date), "round_label": night_view.round_label(night),
         "tables_now": tables, "moved_after": moved_after, "moves": moves,
         "timetable": home_night.timetable_view(request, row, results, night),
         "playoffs": night.playoffs, "pending": night.pending_tables,

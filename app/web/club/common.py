@@ -13,14 +13,19 @@ from fastapi import HTTPException, Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy import Engine
 from sqlmodel import Session
+from starlette.datastructures import FormData
 
 from app.club import Night
+from app.club.constants import TABLE_NAMES
 from app.i18n import _, current_language
 from app.i18n.jinja import day, moment
 from app.names import display_name, name_key
-from app.store import club as store
+from app.nights.words import upper_first
+from app.store import members as member_store
+from app.store import night_replay
+from app.store import nights as night_store
+from app.store import results as result_store
 from app.web.club import auth, identity
-from app.web.club import night_data as cn
 
 NAME_MAX = 40
 
@@ -34,7 +39,7 @@ def render(
     request: Request, name: str, context: dict[str, Any] | None = None, *, status: int = 200
 ) -> Response:
     who = auth.viewer(request)
-    ctx = {"viewer": who, "csrf": who.csrf, "tables": cn.TABLE_TITLE, "me": identity.remembered(request),
+    ctx = {"viewer": who, "csrf": who.csrf, "tables": TABLE_NAMES, "me": identity.remembered(request),
            **FORMATS, **(context or {})}
     response = request.app.state.templates.TemplateResponse(request, name, ctx, status_code=status)
     return auth.finish(request, response)
@@ -43,7 +48,7 @@ def render(
 def render_string(request: Request, name: str, context: dict[str, Any]) -> str:
     """A template as text, with what every club page gets (viewer, CSRF token, table titles)."""
     who = auth.viewer(request)
-    ctx = {"request": request, "viewer": who, "csrf": who.csrf, "tables": cn.TABLE_TITLE,
+    ctx = {"request": request, "viewer": who, "csrf": who.csrf, "tables": TABLE_NAMES,
            "me": identity.remembered(request), **FORMATS, **context}
     return str(request.app.state.templates.env.get_template(name).render(ctx))
 
@@ -63,6 +68,12 @@ def require_elder(request: Request) -> auth.Viewer:
     return who
 
 
+def form_text(form: FormData, name: str) -> str:
+    """A posted form's text field (an uploaded file or a missing field: empty)."""
+    value = form.get(name)
+    return value if isinstance(value, str) else ""
+
+
 def clean_name(raw: str | None) -> str:
     return display_name(raw, max_len=NAME_MAX)
 
@@ -72,11 +83,6 @@ def parse_date(raw: str | None) -> date | None:
         return date.fromisoformat((raw or "").strip())
     except ValueError:
         return None
-
-
-def upper_first(text: str) -> str:
-    """A sentence that starts with a capital letter (the rest as it is)."""
-    return text[:1].upper() + text[1:]
 
 
 def nice_date(d: date | None) -> str:
@@ -107,8 +113,8 @@ FORMATS = {"nice_date": nice_date, "nice_day": nice_day, "nice_moment": nice_mom
            "upper_first": upper_first}
 
 
-def night_or_404(session: Session, night_id: int) -> tuple[store.Night, list[store.NightResult], Night]:
-    loaded = cn.load(session, night_id=night_id)
+def night_or_404(session: Session, night_id: int) -> tuple[night_store.Night, list[result_store.NightResult], Night]:
+    loaded = night_replay.load(session, night_id=night_id)
     if loaded is None:
         raise HTTPException(status_code=404, detail=_("No such night"))
     return loaded
@@ -120,7 +126,7 @@ def name_error(session: Session, name: str, *, member_id: int | None = None) -> 
     if "/" in name:
         return _("A name cannot contain “/”.")
     key = name_key(name)
-    existing = next((m for m in store.list_members(session) if name_key(m.name) == key), None)
+    existing = next((m for m in member_store.list_members(session) if name_key(m.name) == key), None)
     if existing is not None and existing.id != member_id:
         return _("There is already a member called %(name)s.", name=existing.name)
     return None

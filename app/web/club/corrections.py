@@ -3,37 +3,33 @@ correction stays visible on the night page and in the log."""
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse, Response
 
-from app.club import CorrectionError, Night, RoundResult
-from app.club.constants import Stage
-from app.club.night_records import reason_of
-from app.i18n import _
-from app.store import club as store
+from app.club import Night, RoundResult
+from app.nights import recording
+from app.nights.words import describe_slot
+from app.store import nights as night_store
+from app.store import results as result_store
 from app.store.db import session_scope
 from app.web.club import auth
-from app.web.club import night_data as cn
 from app.web.club import online as club_online
 from app.web.club.common import db_engine, nice_date, night_or_404, redirect, render, require_elder
-from app.web.club.night_results import parse_result
 from app.web.shared.loop import on_loop
 
 router = APIRouter(prefix="/club", tags=["club"])
 
 
 def _correctable(
-    results: list[store.NightResult], night: Night, result_id: int
-) -> tuple[store.NightResult, list[str]]:
+    results: list[result_store.NightResult], night: Night, result_id: int
+) -> tuple[result_store.NightResult, list[str]]:
     """The recorded (non-playoff) result `result_id` and its table's chairs, else 404."""
-    target = next((r for r in results if r.id == result_id), None)
-    if target is None or target.phase == "playoff":
-        raise HTTPException(status_code=404, detail=_("No such result"))
-    stage = cast(Stage, target.phase)  # not a playoff (refused above): base or finals
-    rnd = next(r for r in night.history(stage) if r.number == target.round)
-    return target, list(rnd.seating[target.table])
+    try:
+        return recording.correctable(results, night, result_id)
+    except recording.Missing as missing:
+        raise HTTPException(status_code=404, detail=str(missing)) from None
 
 
 def _correct_page(request: Request, night_id: int, result_id: int, *, typed: dict[str, Any] | None = None,
@@ -48,13 +44,13 @@ def _correct_page(request: Request, night_id: int, result_id: int, *, typed: dic
                 "winner": current.winner, "bar_rov": current.bar_rov,
                 "agurker": {p: str(current.agurk(p)) for p in chairs}, "reason": "",
             }
-        history = [c for c in store.list_corrections(session, night_id=night_id) if c.result_id == result_id]
+        history = [c for c in result_store.list_corrections(session, night_id=night_id) if c.result_id == result_id]
     return render(
         request,
         "club/correct.html",
         {
             "row": row, "target": target, "chairs": chairs, "typed": typed, "errors": errors or [],
-            "offer_drop": offer_drop, "history": history, "slot": cn.describe_slot(target.phase, target.round, target.table),
+            "offer_drop": offer_drop, "history": history, "slot": describe_slot(target.phase, target.round, target.table),
             "title_date": nice_date(row.date),
         },
         status=status,
@@ -72,37 +68,16 @@ def correct_submit(request: Request, night_id: int, result_id: int, form: auth.C
     who = require_elder(request)
     reason = " ".join(str(form.get("reason") or "").split())[:500]
     drop_later = form.get("drop_later") == "yes"
-    offer_drop = False
     with session_scope(db_engine(request)) as session:
-        store.lock_night(session, night_id=night_id)  # not while a table's phone changes the night
-        row, results, night = night_or_404(session, night_id)
-        target, chairs = _correctable(results, night, result_id)
-        result, errors, typed = parse_result(form, chairs)
-        typed["reason"] = reason
-        if not reason:
-            errors.append(_("Write the reason for the correction: it stays on the record."))
-        if result is not None and result.to_dict() == RoundResult.from_dict(target.result).to_dict():
-            errors.append(_("Nothing changed: this is the result already recorded."))
-        if not errors and result is not None:
-            try:
-                night.correct(
-                    target.phase, target.round, target.table, result,  # type: ignore[arg-type]
-                    reason=reason, drop_later=drop_later,
-                )
-            except CorrectionError as exc:
-                errors.append(_("%(error)s. Tick the box below to discard the later results that no longer fit"
-                                " and record them again.", error=reason_of(exc)))
-                offer_drop = True
-            except ValueError as exc:
-                errors.append(reason_of(exc))
-            else:
-                store.correct_result(session, result_id=result_id, after=result.to_dict(),
-                                     who=who.name or "", reason=reason)
-                cn.sync_rows(session, row, night)
-                cn.save_state(session, row, night)
-    if errors:
-        return _correct_page(request, night_id, result_id, typed=typed, errors=errors,
-                             offer_drop=offer_drop, status=422)
+        try:
+            done = recording.correct(session, night_id=night_id, result_id=result_id, fields=form, reason=reason,
+                                     drop_later=drop_later, who=who.name or "")
+        except recording.Missing as missing:
+            raise HTTPException(status_code=404, detail=str(missing)) from None
+    row = done.loaded[0]
+    if not done.ok:
+        return _correct_page(request, night_id, result_id, typed=done.typed, errors=done.errors,
+                             offer_drop=done.offer_drop, status=422)
     if row.mode == "online":
         on_loop(club_online.advance, request.app, night_id)
     return redirect(f"/club/nights/{night_id}#corrections", request)
@@ -111,10 +86,10 @@ def correct_submit(request: Request, night_id: int, result_id: int, form: auth.C
 @router.get("/corrections", response_class=HTMLResponse)
 def corrections_log(request: Request) -> Response:
     with session_scope(db_engine(request)) as session:
-        corrections = store.list_corrections(session)
-        nights = {n.id: n for n in store.list_nights(session)}
+        corrections = result_store.list_corrections(session)
+        nights = {n.id: n for n in night_store.list_nights(session)}
     return render(
         request,
         "club/corrections.html",
-        {"corrections": corrections, "nights": nights, "describe_slot": cn.describe_slot, "nice_date": nice_date},
+        {"corrections": corrections, "nights": nights, "describe_slot": describe_slot, "nice_date": nice_date},
     )

@@ -13,12 +13,16 @@ from app.club import DatePoll
 from app.club.dates import LATE_ANSWER
 from app.club.night_records import reason_of
 from app.i18n import _, say
-from app.store import club as store
-from app.store.db import session_scope
+from app.nights.words import upper_first
+from app.store import beer as beer_store
+from app.store import date_polls as poll_store
+from app.store import members as member_store
+from app.store import nights as night_store
+from app.store.db import row_id, session_scope
 from app.web.club import auth, identity
-from app.web.club import night_data as cn
-from app.web.club.common import db_engine, nice_date, parse_date, redirect, upper_first
+from app.web.club.common import db_engine, form_text, nice_date, parse_date, redirect
 from app.web.club.nights import night_page_response
+from app.web.club.poll_view import poll_view
 
 router = APIRouter(prefix="/club", tags=["club"])
 
@@ -27,13 +31,13 @@ router = APIRouter(prefix="/club", tags=["club"])
 def propose_dates(request: Request, night_id: int, form: auth.CsrfForm) -> Response:
     errors: list[str] = []
     with session_scope(db_engine(request)) as session:
-        row = store.get_night(session, night_id=night_id)
+        row = night_store.get_night(session, night_id=night_id)
         if row is None:
             raise HTTPException(status_code=404, detail=_("No such night"))
-        first, second = parse_date(form.get("date_a")), parse_date(form.get("date_b"))  # type: ignore[arg-type]
+        first, second = parse_date(form_text(form, "date_a")), parse_date(form_text(form, "date_b"))
         if row.status != "done" or not row.winner:
             errors.append(_("The dates are proposed by the winner once the night is over."))
-        elif store.get_poll(session, night_id=night_id) is not None:
+        elif poll_store.get_poll(session, night_id=night_id) is not None:
             errors.append(_("The dates for the next night are already proposed."))
         elif first is None or second is None:
             errors.append(_("Choose two dates."))
@@ -42,13 +46,13 @@ def propose_dates(request: Request, night_id: int, form: auth.CsrfForm) -> Respo
             try:
                 core = DatePoll.propose(
                     night_date=row.date, proposer=row.winner,
-                    members=[m.name for m in store.list_members(session, active_only=True)],
+                    members=[m.name for m in member_store.list_public(session, active_only=True)],
                     dates=[first, second], proposed_on=today,
                 )
             except ValueError as exc:
                 errors.append(upper_first(say(reason_of(exc))))
             else:
-                store.create_poll(
+                poll_store.create_poll(
                     session, night_id=night_id, proposed_by=row.winner, option_a=core.dates[0],
                     option_b=core.dates[1], answer_by=core.deadline, late=core.proposed_late,
                 )
@@ -70,10 +74,10 @@ def vote(request: Request, night_id: int, form: auth.CsrfForm) -> Response:
     named = form.get("member")
     errors: list[str] = []
     with session_scope(db_engine(request)) as session:
-        poll = store.get_poll(session, night_id=night_id)
+        poll = poll_store.get_poll(session, night_id=night_id)
         if poll is None:
             raise HTTPException(status_code=404, detail=_("No date poll for this night"))
-        members = store.list_members(session, active_only=True)
+        members = member_store.list_public(session, active_only=True)
         entered_by: str | None = None
         if named is not None and (me is None or str(me.member_id) != named):
             if not who.is_elder:  # a device answers as its own member only
@@ -84,7 +88,7 @@ def vote(request: Request, night_id: int, form: auth.CsrfForm) -> Response:
         else:
             member = next((m for m in members if me is not None and m.id == me.member_id), None)
         choice = str(form.get("choice") or "")
-        view = cn.poll_view(poll, store.list_votes(session, poll_id=poll.id), members, date.today())  # type: ignore[arg-type]
+        view = poll_view(poll, poll_store.list_votes(session, poll_id=row_id(poll)), members, date.today())
         if member is None and named is None:
             errors.append(_("This device does not know you yet: open the personal link an elder sent you, once,"
                             " on this device, then answer."))
@@ -101,14 +105,14 @@ def vote(request: Request, night_id: int, form: auth.CsrfForm) -> Response:
         if not errors:
             assert member is not None and member.id is not None and poll.id is not None
             if view["closed"] and poll.chosen is None:  # settle the date before a late answer
-                store.choose_date(session, poll_id=poll.id, chosen=view["chosen"])
-            store.set_vote(session, poll_id=poll.id, member_id=member.id, choice=choice, late=late,
+                poll_store.choose_date(session, poll_id=poll.id, chosen=view["chosen"])
+            poll_store.set_vote(session, poll_id=poll.id, member_id=member.id, choice=choice, late=late,
                            entered_by=entered_by)
             if late:
                 _owe_crate(session, name=member.name, reason=LATE_ANSWER, night_id=night_id)
-            view = cn.poll_view(poll, store.list_votes(session, poll_id=poll.id), members, date.today())
+            view = poll_view(poll, poll_store.list_votes(session, poll_id=poll.id), members, date.today())
             if view["closed"] and poll.chosen is None:
-                store.choose_date(session, poll_id=poll.id, chosen=view["chosen"])
+                poll_store.choose_date(session, poll_id=poll.id, chosen=view["chosen"])
     if errors:
         return night_page_response(request, night_id, status=422, poll_errors=errors)
     return redirect(f"/club/nights/{night_id}#next-night", request)
@@ -116,7 +120,7 @@ def vote(request: Request, night_id: int, form: auth.CsrfForm) -> Response:
 
 def _owe_crate(session: Session, *, name: str, reason: str, night_id: int) -> None:
     """Put a crate on the beer ledger for a late proposal or answer (seed 000's rule)."""
-    member = store.get_member_by_name(session, name=name)
+    member = member_store.get_member_by_name(session, name=name)
     if member is not None:
-        store.add_debt(session, member_id=member.id, reason=reason, recorded_by="the date poll",  # type: ignore[arg-type]
+        beer_store.add_debt(session, member_id=row_id(member), reason=reason, recorded_by="the date poll",
                        night_id=night_id)

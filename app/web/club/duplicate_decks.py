@@ -18,7 +18,9 @@ from sqlalchemy import Engine
 from sqlmodel import Session
 
 from app.rooms import engine as rules_engine
-from app.store import club as store
+from app.store import decks as deck_store
+from app.store import nights as night_store
+from app.store import results as result_store
 from app.store.db import session_scope
 
 log = logging.getLogger("gurka.club.duplicate")
@@ -48,7 +50,7 @@ def draw_decks(count: int = DECKS_PER_ROUND) -> list[list[str]]:
 
 def round_over_everywhere(session: Session, night_id: int, stage: str, number: int) -> bool:
     """Every table of the round has its result recorded."""
-    done = {r.table for r in store.list_results(session, night_id=night_id) if r.phase == stage and r.round == number}
+    done = {r.table for r in result_store.list_results(session, night_id=night_id) if r.phase == stage and r.round == number}
     return len(done) >= TABLE_SIZE
 
 
@@ -77,7 +79,7 @@ class ClubDecks:
             return False
         night_id, stage, number = parsed
         with session_scope(self.db) as session:
-            if store.get_night(session, night_id=night_id) is None:
+            if night_store.get_night(session, night_id=night_id) is None:
                 return False
             return not round_over_everywhere(session, night_id, stage, number)
 
@@ -89,7 +91,7 @@ class ClubDecks:
         if key in self._decks:
             return key
         with self._lock, session_scope(self.db) as session:
-            row = store.add_decks(session, night_id=night_id, stage=stage, round_no=number, decks=draw_decks())
+            row = deck_store.add_decks(session, night_id=night_id, stage=stage, round_no=number, decks=draw_decks())
             self._decks[key] = [list(d) for d in row.decks]
         return key
 
@@ -98,9 +100,9 @@ class ClubDecks:
         another process opened)."""
         with session_scope(self.db) as session:
             found = {}
-            for night in store.list_nights(session, status="open"):
+            for night in night_store.list_nights(session, status="open"):
                 if night.duplicate and night.id is not None:
-                    for row in store.list_decks(session, night_id=night.id):
+                    for row in deck_store.list_decks(session, night_id=night.id):
                         found[deck_key(night.id, row.stage, row.round)] = [list(d) for d in row.decks]
         with self._lock:
             self._decks.update(found)
@@ -111,7 +113,7 @@ class ClubDecks:
             return None
         night_id, stage, number = parsed
         with session_scope(self.db) as session:
-            row = store.get_decks(session, night_id=night_id, stage=stage, round_no=number)
+            row = deck_store.get_decks(session, night_id=night_id, stage=stage, round_no=number)
             decks = [list(d) for d in row.decks] if row is not None else None
         if decks is not None:
             with self._lock:

@@ -12,12 +12,13 @@ from sqlmodel import Session
 
 from app.club.duplicate import DuplicateScore, HandRow, matchpoints
 from app.i18n import _
+from app.nights.words import describe_slot
 from app.rules.cards import pretty_cards
-from app.store import club as store
+from app.store import nights as night_store
+from app.store import results as result_store
 from app.store.db import session_scope
 from app.web.club import duplicate_view as dv
 from app.web.club.common import db_engine, night_or_404, render
-from app.web.club.night_data import describe_slot
 
 router = APIRouter(prefix="/club", tags=["club"])
 
@@ -33,7 +34,7 @@ def scores_view(scores: dict[str, DuplicateScore]) -> list[dict[str, Any]]:
     return sorted(rows, key=lambda r: (-r["share"], r["player"]))
 
 
-def night_section(session: Session, row: store.Night, results: list[store.NightResult]) -> dict[str, Any] | None:
+def night_section(session: Session, row: night_store.Night, results: list[result_store.NightResult]) -> dict[str, Any] | None:
     """The night page's duplicate section: the rounds to compare and the night's duplicate scores."""
     if not row.duplicate:
         return None

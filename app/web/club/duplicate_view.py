@@ -25,7 +25,8 @@ from app.club.duplicate import (
     score_round,
 )
 from app.rooms.replay import GameStory, Step, StoredEvent, build_stories
-from app.store import club as store
+from app.store import nights as night_store
+from app.store import results as result_store
 from app.store import rooms as room_store
 from app.web.club import online as club_online
 from app.web.club.duplicate_decks import TABLE_SIZE
@@ -57,7 +58,7 @@ def tables_of(stage: str) -> tuple[str, ...]:
     return BASE_TABLES if stage == "base" else FINAL_TABLES
 
 
-def finished_rounds(results: list[store.NightResult]) -> list[tuple[str, int]]:
+def finished_rounds(results: list[result_store.NightResult]) -> list[tuple[str, int]]:
     """(stage, round) of every round with a result at all three tables, in playing order."""
     done: dict[tuple[str, int], set[str]] = {}
     for r in results:
@@ -67,7 +68,7 @@ def finished_rounds(results: list[store.NightResult]) -> list[tuple[str, int]]:
     return sorted(rounds, key=lambda k: (k[0] != "base", k[1]))
 
 
-def round_view(session: Session, row: store.Night, results: list[store.NightResult], stage: str,
+def round_view(session: Session, row: night_store.Night, results: list[result_store.NightResult], stage: str,
                number: int) -> RoundView | None:
     """The comparison of one round of a duplicate night, or None (not a duplicate night, the
     round not over at every table, or a table played elsewhere than in a room)."""
@@ -88,7 +89,7 @@ def round_view(session: Session, row: store.Night, results: list[store.NightResu
     return RoundView(stage, number, links, compare_round(deals))
 
 
-def night_scores(session: Session, row: store.Night, results: list[store.NightResult]) -> dict[str, DuplicateScore]:
+def night_scores(session: Session, row: night_store.Night, results: list[result_store.NightResult]) -> dict[str, DuplicateScore]:
     """Every player's duplicate score over the rounds of the night that are over everywhere."""
     scores: dict[str, DuplicateScore] = {}
     for stage, number in finished_rounds(results):
@@ -103,13 +104,13 @@ def round_code(stage: str, number: int) -> str:
     return f"{'B' if stage == 'base' else 'F'}{number}"
 
 
-def player_nights(session: Session, player: str) -> list[tuple[store.Night, DuplicateScore]]:
+def player_nights(session: Session, player: str) -> list[tuple[night_store.Night, DuplicateScore]]:
     """The duplicate nights `player` played, oldest first, with their duplicate score there."""
     out = []
-    for row in store.list_nights(session, newest_first=False):
+    for row in night_store.list_nights(session, newest_first=False):
         if not row.duplicate or row.id is None or all(p.get("name") != player for p in row.players):
             continue
-        results = store.list_results(session, night_id=row.id)
+        results = result_store.list_results(session, night_id=row.id)
         score = night_scores(session, row, results).get(player)
         if score is not None and score.comparisons:
             out.append((row, score))

@@ -51,7 +51,8 @@ def _limiter(request: Request) -> anyio.CapacityLimiter:
     state = request.app.state
     if getattr(state, "hash_limiter", None) is None:
         state.hash_limiter = anyio.CapacityLimiter(HASHES_AT_ONCE)
-    return state.hash_limiter  # type: ignore[no-any-return]
+    limiter: anyio.CapacityLimiter = state.hash_limiter
+    return limiter
 
 
 async def hash_password(request: Request, password: str) -> str:

@@ -16,12 +16,21 @@ from app.club import BASE_TABLES, Night
 from app.club.constants import Stage
 from app.club.night_records import RoundRecord
 from app.club.seating import forhand_of
-from app.club.timetable import ON_TIME, timetable
-from app.i18n import _, ngettext
-from app.store import club as store
-from app.web.club import night_data as cn
+from app.club.timetable import ON_TIME, programme_now, timetable
+from app.i18n import N_, _, ngettext
+from app.store import nights as night_store
+from app.store import results as result_store
 
 PLAYING = ("base", "finals")
+
+PROGRAMME = [
+    ("15:00", N_("Meet and coffee"), "meet"),
+    ("15:30", N_("Base rounds 1–8"), "base1"),
+    ("18:00", N_("Dinner"), "dinner"),
+    ("19:00", N_("Base rounds 9–16"), "base2"),
+    ("21:30", N_("Finals"), "finals"),
+    ("23:00", N_("Night food"), "food"),
+]
 
 
 @dataclass(frozen=True)
@@ -82,7 +91,7 @@ def _utc(at: datetime) -> datetime:
     return at if at.tzinfo is not None else at.replace(tzinfo=UTC)  # SQLite keeps no zone
 
 
-def finish_times(results: list[store.NightResult], zone: ZoneInfo) -> dict[tuple[Stage, int], datetime]:
+def finish_times(results: list[result_store.NightResult], zone: ZoneInfo) -> dict[tuple[Stage, int], datetime]:
     """Each complete round and the moment (the club's wall clock) its last table came in."""
     by_round: dict[tuple[Stage, int], list[datetime]] = {}
     for r in results:
@@ -93,7 +102,7 @@ def finish_times(results: list[store.NightResult], zone: ZoneInfo) -> dict[tuple
     return {k: max(v).astimezone(zone).replace(tzinfo=None) for k, v in by_round.items() if len(v) == 3}
 
 
-def finals_seated_at(results: list[store.NightResult], night: Night, zone: ZoneInfo) -> datetime | None:
+def finals_seated_at(results: list[result_store.NightResult], night: Night, zone: ZoneInfo) -> datetime | None:
     """When the finals were seated: the last result before them (base round 16 or the playoff)."""
     if night.stage != "finals":
         return None
@@ -101,7 +110,7 @@ def finals_seated_at(results: list[store.NightResult], night: Night, zone: ZoneI
     return max(before).astimezone(zone).replace(tzinfo=None) if before else None
 
 
-def timetable_view(request: Request, row: store.Night, results: list[store.NightResult], night: Night,
+def timetable_view(request: Request, row: night_store.Night, results: list[result_store.NightResult], night: Night,
                    *, now: datetime | None = None) -> dict[str, Any]:
     """The programme with its planned and real times, where the night is, and how late."""
     zone = club_zone(request)
@@ -115,8 +124,8 @@ def timetable_view(request: Request, row: store.Night, results: list[store.Night
         current = (night.stage, night.current.number)
     plan = timetable(row.date, finish_times(results, zone), current=current,
                      finals_seated=finals_seated_at(results, night, zone), now=clock)
-    labels = {key: label for _time, label, key in cn.PROGRAMME}
-    now_key = cn.programme_now(night)
+    labels = {key: label for _time, label, key in PROGRAMME}
+    now_key = programme_now(night)
     keys = [r.key for r in plan.rows]
     rows = [{"key": r.key, "label": labels[r.key], "planned": r.planned.strftime("%H:%M"),
              "actual": r.actual.strftime("%H:%M") if r.actual else None,

@@ -29,7 +29,7 @@ from typing import cast
 from fastapi import Request
 from starlette.responses import Response
 
-from app.store import club as store
+from app.store import members as member_store
 from app.store.db import session_scope
 from app.web.club import auth
 from app.web.shared.throttle import Throttle, app_clock, throttle_of
@@ -72,7 +72,7 @@ def remembered(request: Request) -> Member | None:
     data = auth.unsign(_key(request), request.cookies.get(COOKIE), max_age=MAX_AGE)
     if data is not None and isinstance(data.get("m"), int) and isinstance(data.get("e"), int):
         with session_scope(request.app.state.engine) as session:
-            member = store.get_member(session, member_id=data["m"])
+            member = member_store.get_member(session, member_id=data["m"])
             if member is not None and member.active and member.device_epoch == data["e"]:
                 assert member.id is not None
                 found = Member(member.id, member.name)

@@ -9,10 +9,10 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
 from app.i18n import _
-from app.store import club as store
-from app.store.db import session_scope
+from app.store import members as member_store
+from app.store.db import row_id, session_scope
 from app.web.club import auth, elder_login
-from app.web.club.common import clean_name, db_engine, redirect, render
+from app.web.club.common import clean_name, db_engine, form_text, redirect, render
 
 router = APIRouter(prefix="/club", tags=["club"])
 
@@ -20,7 +20,7 @@ router = APIRouter(prefix="/club", tags=["club"])
 @router.get("/setup", response_class=HTMLResponse)
 def setup_form(request: Request) -> Response:
     with session_scope(db_engine(request)) as session:
-        if store.count_elders(session):
+        if member_store.count_elders(session):
             return redirect("/club/login", request)
     return render(request, "club/setup.html", {"errors": [], "typed": {}})
 
@@ -31,7 +31,7 @@ async def setup_submit(request: Request, form: auth.CsrfForm) -> Response:
     work in a worker thread."""
     if await asyncio.to_thread(_has_elders, request):
         return redirect("/club/login", request)
-    name = clean_name(form.get("name"))  # type: ignore[arg-type]
+    name = clean_name(form_text(form, "name"))
     password = str(form.get("password") or "")
     errors = _password_errors(name, password, str(form.get("password2") or ""))
     password_hash = "" if errors else await elder_login.hash_password(request, password)
@@ -40,20 +40,20 @@ async def setup_submit(request: Request, form: auth.CsrfForm) -> Response:
 
 def _has_elders(request: Request) -> bool:
     with session_scope(db_engine(request)) as session:
-        return bool(store.count_elders(session))
+        return bool(member_store.count_elders(session))
 
 
 def _set_up(request: Request, name: str, password_hash: str, errors: list[str]) -> Response:
     with session_scope(db_engine(request)) as session:
-        if store.count_elders(session):
+        if member_store.count_elders(session):
             return redirect("/club/login", request)
         if not errors:
-            existing = store.get_member_by_name(session, name=name)
+            existing = member_store.get_member_by_name(session, name=name)
             if existing is None:
-                member = store.add_member(session, name=name, is_elder=True, password_hash=password_hash)
+                member = member_store.add_member(session, name=name, is_elder=True, password_hash=password_hash)
             else:
-                member = store.update_member(
-                    session, member_id=existing.id, is_elder=True, active=True,  # type: ignore[arg-type]
+                member = member_store.update_member(
+                    session, member_id=row_id(existing), is_elder=True, active=True,
                     password_hash=password_hash,
                 )
             member_id, gen = member.id, member.session_gen or 0
@@ -86,16 +86,16 @@ def _safe_next(raw: str | None) -> str:
 @router.get("/login", response_class=HTMLResponse)
 def login_form(request: Request, next: str = "/club") -> Response:
     with session_scope(db_engine(request)) as session:
-        if store.count_elders(session) == 0:
+        if member_store.count_elders(session) == 0:
             return redirect("/club/setup", request)
     return render(request, "club/login.html", {"next": _safe_next(next), "error": None, "name": ""})
 
 
 @router.post("/login", response_class=HTMLResponse)
 async def login_submit(request: Request, form: auth.CsrfForm) -> Response:
-    name = clean_name(form.get("name"))  # type: ignore[arg-type]
+    name = clean_name(form_text(form, "name"))
     found = await elder_login.log_in(request, name=name, password=str(form.get("password") or ""))
-    target = _safe_next(form.get("next"))  # type: ignore[arg-type]
+    target = _safe_next(form_text(form, "next"))
     if found.member_id is None:
         return await asyncio.to_thread(
             render, request, "club/login.html", {"next": target, "error": found.error, "name": name},
@@ -112,7 +112,7 @@ def logout(request: Request, _form: auth.CsrfForm) -> Response:
     who = auth.viewer(request)
     if who.member_id is not None:  # every session of this elder ends, on every device
         with session_scope(db_engine(request)) as session:
-            store.end_sessions(session, member_id=who.member_id)
+            member_store.end_sessions(session, member_id=who.member_id)
     response = redirect("/club")
     auth.set_cookie(request, response, auth.new_session(request, None))
     return response

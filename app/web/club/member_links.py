@@ -8,14 +8,15 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse, Response
 
 from app.i18n import _
-from app.store import club as store
+from app.store import members as member_store
 from app.store.db import session_scope
 from app.web.club import auth, identity
 from app.web.club.common import db_engine, redirect, render, require_elder
 from app.web.shared.address import client_address
+from app.web.shared.headers import SecretAddressRoute
 from app.web.shared.throttle import wait_message
 
-router = APIRouter(prefix="/club", tags=["club"])
+router = APIRouter(prefix="/club", tags=["club"], route_class=SecretAddressRoute)  # personal links
 
 MAX_SECRET = 100
 
@@ -36,7 +37,7 @@ def open_personal_link(request: Request, secret: str) -> Response:
     member = None
     if len(secret) <= MAX_SECRET:
         with session_scope(db_engine(request)) as session:
-            member = store.get_member_by_link(session, link_hash=identity.link_hash(secret))
+            member = member_store.get_member_by_link(session, link_hash=identity.link_hash(secret))
             found = (member.id, member.name, member.device_epoch) if member and member.active else None
     else:
         found = None
@@ -52,7 +53,6 @@ def open_personal_link(request: Request, secret: str) -> Response:
     assert member_id is not None
     response = render(request, "club/me.html", {"member": name, "error": None})
     response.headers["Cache-Control"] = "no-store"
-    response.headers["Referrer-Policy"] = "no-referrer"
     identity.remember(request, response, member_id=member_id, epoch=epoch)
     return response
 
@@ -72,10 +72,10 @@ def make_personal_link(request: Request, member_id: int, form: auth.CsrfForm) ->
     forget_only = form.get("action") == "forget"
     secret, hashed = identity.new_link_secret()
     with session_scope(db_engine(request)) as session:
-        member = store.get_member(session, member_id=member_id)
+        member = member_store.get_member(session, member_id=member_id)
         if member is None:
             raise HTTPException(status_code=404, detail=_("No such member"))
-        store.set_member_link(session, member_id=member_id, link_hash=None if forget_only else hashed)
+        member_store.set_member_link(session, member_id=member_id, link_hash=None if forget_only else hashed)
         name = member.name
     if forget_only:
         return redirect(f"/club/members#m{member_id}", request)

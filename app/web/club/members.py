@@ -9,12 +9,21 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse, Response
 from starlette.datastructures import FormData
 
+from app.club.hall_of_fame import hall_of_fame_table
 from app.i18n import _
-from app.store import club as store
+from app.store import members as member_store
+from app.store import night_replay
 from app.store.db import session_scope
 from app.web.club import auth, elder_login
-from app.web.club import night_data as cn
-from app.web.club.common import clean_name, db_engine, name_error, redirect, render, require_elder
+from app.web.club.common import (
+    clean_name,
+    db_engine,
+    form_text,
+    name_error,
+    redirect,
+    render,
+    require_elder,
+)
 
 router = APIRouter(prefix="/club", tags=["club"])
 
@@ -27,9 +36,9 @@ def members_page(request: Request) -> Response:
 def _members(request: Request, *, errors: list[str] | None = None, typed: dict[str, Any] | None = None,
              status: int = 200) -> Response:
     with session_scope(db_engine(request)) as session:
-        members = store.list_members(session)
-        played = cn.played_nights(session)
-    stats = {row.player: row for row in cn.table_for(played, None)}
+        members = member_store.list_public(session)
+        played = night_replay.played_nights(session)
+    stats = {row.player: row for row in hall_of_fame_table([n.summary for n in played], None)}
     return render(
         request,
         "club/members.html",
@@ -41,11 +50,11 @@ def _members(request: Request, *, errors: list[str] | None = None, typed: dict[s
 @router.post("/members", response_class=HTMLResponse)
 def add_member(request: Request, form: auth.CsrfForm) -> Response:
     require_elder(request)
-    name = clean_name(form.get("name"))  # type: ignore[arg-type]
+    name = clean_name(form_text(form, "name"))
     with session_scope(db_engine(request)) as session:
         error = name_error(session, name)
         if error is None:
-            store.add_member(session, name=name)
+            member_store.add_member(session, name=name)
     if error:
         return _members(request, errors=[error], typed={"name": name}, status=422)
     return redirect("/club/members#members", request)
@@ -69,21 +78,21 @@ def _change_member(request: Request, member_id: int, form: FormData, who: auth.V
     errors: list[str] = []
     new_gen = None
     with session_scope(db_engine(request)) as session:
-        member = store.get_member(session, member_id=member_id)
+        member = member_store.get_member(session, member_id=member_id)
         if member is None:
             raise HTTPException(status_code=404, detail=_("No such member"))
         if action == "rename":
-            name = clean_name(form.get("name"))  # type: ignore[arg-type]
+            name = clean_name(form_text(form, "name"))
             error = name_error(session, name, member_id=member_id)
             if error:
                 errors.append(error)
             else:
-                store.update_member(session, member_id=member_id, name=name)
+                member_store.update_member(session, member_id=member_id, name=name)
         elif action in ("retire", "reinstate"):
-            if action == "retire" and member.is_elder and store.count_elders(session) <= 1:
+            if action == "retire" and member.is_elder and member_store.count_elders(session) <= 1:
                 errors.append(_("The club needs at least one elder: make someone else an elder first."))
             else:
-                store.update_member(session, member_id=member_id, active=action == "reinstate")
+                member_store.update_member(session, member_id=member_id, active=action == "reinstate")
         elif action == "elder":
             if password_hash is None:
                 errors.append(_(
@@ -91,23 +100,23 @@ def _change_member(request: Request, member_id: int, form: FormData, who: auth.V
                     num=auth.MIN_PASSWORD, name=member.name,
                 ))
             else:
-                store.update_member(
+                member_store.update_member(
                     session, member_id=member_id, is_elder=True, active=True, password_hash=password_hash,
                 )
-                new_gen = store.end_sessions(session, member_id=member_id)
+                new_gen = member_store.end_sessions(session, member_id=member_id)
         elif action == "unelder":
-            if store.count_elders(session) <= 1 and member.is_elder:
+            if member_store.count_elders(session) <= 1 and member.is_elder:
                 errors.append(_("The club needs at least one elder."))
             else:
-                store.update_member(session, member_id=member_id, is_elder=False)
+                member_store.update_member(session, member_id=member_id, is_elder=False)
         elif action == "password":
             if not member.is_elder:
                 errors.append(_("%(name)s is not an elder and needs no password.", name=member.name))
             elif password_hash is None:
                 errors.append(_("The password needs at least %(num)s characters.", num=auth.MIN_PASSWORD))
             else:  # the old password's sessions end, everywhere
-                store.update_member(session, member_id=member_id, password_hash=password_hash)
-                new_gen = store.end_sessions(session, member_id=member_id)
+                member_store.update_member(session, member_id=member_id, password_hash=password_hash)
+                new_gen = member_store.end_sessions(session, member_id=member_id)
         else:
             errors.append(_("Unknown change."))
     if errors:

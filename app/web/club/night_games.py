@@ -10,16 +10,16 @@ from typing import Any
 
 from sqlmodel import Session
 
-from app.store import club as store
-from app.web.club import night_data as cn
+from app.nights.words import describe_slot
+from app.store import nights as night_store
 
 
 def _label(key: str) -> str:
     parts = key.split("-")
     if parts[0] == "playoff" and len(parts) >= 2:
-        return cn.describe_slot("playoff", 0, parts[1])
+        return describe_slot("playoff", 0, parts[1])
     if len(parts) >= 3 and parts[1].isdigit():
-        return cn.describe_slot(parts[0], int(parts[1]), "-".join(parts[2:]))
+        return describe_slot(parts[0], int(parts[1]), "-".join(parts[2:]))
     return key
 
 
@@ -40,7 +40,7 @@ def night_games(state: dict[str, Any], player: str | None = None) -> list[dict[s
 def games_by_night(session: Session, player: str) -> dict[int, list[dict[str, Any]]]:
     """Night id → the online table games `player` sat at that night."""
     out: dict[int, list[dict[str, Any]]] = {}
-    for row in store.list_nights(session, status="done"):
+    for row in night_store.list_nights(session, status="done"):
         if row.id is not None:
             games = night_games(row.state, player)
             if games:

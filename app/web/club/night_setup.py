@@ -15,14 +15,17 @@ from app.club import Night, start_tables
 from app.club.constants import BASE_TABLES, PLAYERS
 from app.club.night_records import reason_of
 from app.i18n import Text, _
-from app.store import club as store
-from app.store.db import session_scope
+from app.store import date_polls as poll_store
+from app.store import members as member_store
+from app.store import night_replay
+from app.store import nights as night_store
+from app.store.db import row_id, session_scope
 from app.web.club import auth
-from app.web.club import night_data as cn
 from app.web.club import online as club_online
 from app.web.club.common import (
     clean_name,
     db_engine,
+    form_text,
     name_error,
     nice_date,
     parse_date,
@@ -30,15 +33,16 @@ from app.web.club.common import (
     render,
     require_elder,
 )
+from app.web.club.poll_view import poll_view
 from app.web.shared.loop import on_loop
 
 router = APIRouter(prefix="/club", tags=["club"])
 
 
 def _setup_defaults(session: Session) -> dict[str, Any]:
-    members = store.list_members(session, active_only=True)
-    by_id = {m.id: m for m in store.list_members(session)}
-    last = store.last_done_night(session)
+    members = member_store.list_public(session, active_only=True)
+    by_id = {m.id: m for m in member_store.list_members(session)}
+    last = night_store.last_done_night(session)
     host = ""
     players: list[dict[str, str]] = []
     day = date.today()
@@ -49,9 +53,9 @@ def _setup_defaults(session: Session) -> dict[str, Any]:
             owner = by_id.get(p.get("for_id") or p["member_id"])
             if owner is not None and owner.active:
                 players.append({"player": str(owner.id), "new": "", "for": "", "table": "auto"})
-        poll = store.get_poll(session, night_id=last.id)  # type: ignore[arg-type]
+        poll = poll_store.get_poll(session, night_id=row_id(last))
         if poll is not None:
-            day = cn.poll_view(poll, None, members, date.today())["chosen"] or day
+            day = poll_view(poll, None, members, date.today())["chosen"] or day
     while len(players) < PLAYERS:
         players.append({"player": "", "new": "", "for": "", "table": "auto"})
     return {"date": day.isoformat(), "host": host, "mode": "hand", "turn_seconds": str(TURN_DEFAULT),
@@ -60,9 +64,9 @@ def _setup_defaults(session: Session) -> dict[str, Any]:
 
 def _setup_page(request: Request, typed: dict[str, Any], errors: list[str], status: int = 200) -> Response:
     with session_scope(db_engine(request)) as session:
-        members = store.list_members(session, active_only=True)
-        where = cn.last_night_tables(session)
-        last = store.last_done_night(session)
+        members = member_store.list_public(session, active_only=True)
+        where = night_replay.last_night_tables(session)
+        last = night_store.last_done_night(session)
     return render(
         request,
         "club/night_new.html",
@@ -93,7 +97,7 @@ def new_night_submit(request: Request, form: auth.CsrfForm) -> Response:
     rows = [
         {
             "player": str(form.get(f"player_{i}") or ""),
-            "new": clean_name(form.get(f"new_{i}")),  # type: ignore[arg-type]
+            "new": clean_name(form_text(form, f"new_{i}")),
             "for": str(form.get(f"for_{i}") or ""),
             "table": str(form.get(f"table_{i}") or "auto"),
         }
@@ -101,7 +105,7 @@ def new_night_submit(request: Request, form: auth.CsrfForm) -> Response:
     ]
     typed: dict[str, Any] = {
         "date": str(form.get("date") or ""),
-        "host": clean_name(form.get("host")),  # type: ignore[arg-type]
+        "host": clean_name(form_text(form, "host")),
         "mode": "online" if form.get("mode") == "online" else "hand",
         "turn_seconds": str(form.get("turn_seconds") or TURN_DEFAULT).strip(),
         "duplicate": form.get("duplicate") == "yes",
@@ -115,7 +119,7 @@ def new_night_submit(request: Request, form: auth.CsrfForm) -> Response:
     if day is None:
         errors.append(_("Choose the night's date."))
     with session_scope(db_engine(request)) as session:
-        by_id = {str(m.id): m for m in store.list_members(session)}
+        by_id = {str(m.id): m for m in member_store.list_members(session)}
         players: list[dict[str, Any]] = []
         newcomers: dict[str, str] = {}
         stand_ins: dict[str, str] = {}
@@ -123,7 +127,7 @@ def new_night_submit(request: Request, form: auth.CsrfForm) -> Response:
         for i, row in enumerate(rows, start=1):
             name, member_id = "", None
             if row["new"]:
-                existing = store.get_member_by_name(session, name=row["new"])
+                existing = member_store.get_member_by_name(session, name=row["new"])
                 if existing is not None:
                     row["player"], row["new"] = str(existing.id), ""
                 else:
@@ -162,7 +166,7 @@ def new_night_submit(request: Request, form: auth.CsrfForm) -> Response:
         if not host:
             errors.append(_("Choose the host."))
         start: dict[str, str] | None = None
-        where_ids = cn.last_night_tables(session)
+        where_ids = night_replay.last_night_tables(session)
         where = {by_id[str(mid)].name: t for mid, t in where_ids.items() if str(mid) in by_id}
         if not errors and len(players) == PLAYERS:
             nobody_known = not any(
@@ -184,23 +188,24 @@ def new_night_submit(request: Request, form: auth.CsrfForm) -> Response:
                 Night.new(names, start, seed=seed)
             except ValueError as exc:
                 errors.append(reason_of(exc))
-        if not errors:
+        if not errors and day is not None:  # (no date is one of the errors)
             for name in to_create:
-                member = store.add_member(session, name=name)
+                member = member_store.add_member(session, name=name)
                 for p in players:
                     if p["name"] == name:
                         p["member_id"] = member.id
-            night_row = store.create_night(
-                session, day=day, host=host, seed=seed, players=players, start=start or {},  # type: ignore[arg-type]
+            night_row = night_store.create_night(
+                session, day=day, host=host, seed=seed, players=players, start=start or {},
                 mode=typed["mode"], created_by=who.name or "", turn_seconds=turn_seconds or 0,
                 duplicate=typed["duplicate"] and typed["mode"] == "online",
             )
-            cn.save_state(session, night_row, cn.replay(night_row, []))
-            night_id = night_row.id
+            night_replay.save_state(session, night_row, night_replay.replay(night_row, []))
+            night_id = row_id(night_row)
     if errors:
         return _setup_page(request, typed, errors, status=422)
+    assert night_id is not None  # stored: no errors
     if typed["mode"] == "online":
-        on_loop(club_online.advance, request.app, night_id)  # type: ignore[arg-type]
+        on_loop(club_online.advance, request.app, night_id)
     return redirect(f"/club/nights/{night_id}", request)
 
 

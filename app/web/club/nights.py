@@ -15,11 +15,24 @@ from sqlmodel import Session
 
 from app.club import Night
 from app.i18n import _
+from app.nights.words import describe_slot
 from app.rooms.bot_levels import DEFAULT_LEVEL, parse_level
-from app.store import club as store
-from app.store.db import session_scope
-from app.web.club import absent_bots, auth, duplicate_pages, home_night, identity, table_links
-from app.web.club import night_data as cn
+from app.store import absences as absence_store
+from app.store import beer as beer_store
+from app.store import date_polls as poll_store
+from app.store import members as member_store
+from app.store import nights as night_store
+from app.store import results as result_store
+from app.store.db import row_id, session_scope
+from app.web.club import (
+    absent_bots,
+    auth,
+    duplicate_pages,
+    home_night,
+    identity,
+    night_view,
+    table_links,
+)
 from app.web.club import online as club_online
 from app.web.club.common import (
     db_engine,
@@ -31,6 +44,7 @@ from app.web.club.common import (
     require_elder,
 )
 from app.web.club.night_games import night_games
+from app.web.club.poll_view import poll_view as view_of_poll
 from app.web.shared.loop import on_loop
 from app.web.shared.security import set_seat_cookie
 from app.web.table.bot_words import level_choices
@@ -40,23 +54,24 @@ router = APIRouter(prefix="/club", tags=["club"])
 
 def night_context(
     session: Session,
-    row: store.Night,
-    results: list[store.NightResult],
+    row: night_store.Night,
+    results: list[result_store.NightResult],
     night: Night,
     *,
     form_errors: dict[str, list[str]] | None = None,
     typed: dict[str, dict[str, Any]] | None = None,
     poll_errors: list[str] | None = None,
 ) -> dict[str, Any]:
-    members = store.list_members(session, active_only=True)
-    poll = store.get_poll(session, night_id=row.id)  # type: ignore[arg-type]
-    votes = store.list_votes(session, poll_id=poll.id) if poll is not None and poll.id is not None else None
-    poll_view = cn.poll_view(poll, votes, members, date.today()) if poll else None
-    corrections = store.list_corrections(session, night_id=row.id)
-    debts = [d for d in store.list_debts(session) if d.night_id == row.id and d.is_owed]
+    members = member_store.list_public(session, active_only=True)
+    night_id = row_id(row)
+    poll = poll_store.get_poll(session, night_id=night_id)
+    votes = poll_store.list_votes(session, poll_id=poll.id) if poll is not None and poll.id is not None else None
+    poll_view = view_of_poll(poll, votes, members, date.today()) if poll else None
+    corrections = result_store.list_corrections(session, night_id=row.id)
+    debts = [d for d in beer_store.list_debts(session) if d.night_id == row.id and d.is_owed]
     standings_stage = night.stage
-    rows_by_round: dict[tuple[str, int], list[store.NightResult]] = {}
-    playoff_rows: list[store.NightResult] = []
+    rows_by_round: dict[tuple[str, int], list[result_store.NightResult]] = {}
+    playoff_rows: list[result_store.NightResult] = []
     for result in results:
         if result.phase == "playoff":
             playoff_rows.append(result)
@@ -66,7 +81,7 @@ def night_context(
     from_phones = {(r.phase, r.round, r.table) for r in results if r.source == "phone"}
     form_keys = set(night.pending_tables) | {f"playoff{i}" for i in range(len(night.playoffs))}
     general_errors = [e for k, errs in (form_errors or {}).items() if k not in form_keys for e in errs]
-    tables_now = cn.tables_view(night)
+    tables_now = night_view.tables_view(night)
     for t in tables_now:
         t["from_phone"] = (night.stage, night.current.number, t["key"]) in from_phones
     online_playoffs: list[dict[str, Any]] = []
@@ -84,13 +99,13 @@ def night_context(
                 "room_url": f"/r/{entry['slug']}", "players": entry["players"],
                 "play": {p: f"/club/nights/{row.id}/play/{key}/{i}" for i, p in enumerate(entry["players"])},
             })
-    absences = store.list_absences(session, night_id=row.id) if row.bots_for_absent_by is not None else []  # type: ignore[arg-type]
+    absences = absence_store.list_absences(session, night_id=night_id) if row.bots_for_absent_by is not None else []
     ctx: dict[str, Any] = {
         "row": row,
         "result_rows": results,
         "night": night,
         "title_date": nice_date(row.date),
-        "round_label": cn.round_label(night),
+        "round_label": night_view.round_label(night),
         "tables_now": tables_now,
         "online_playoffs": online_playoffs,
         "standings": night.standings(standings_stage),
@@ -119,9 +134,9 @@ def night_context(
         "today": date.today(),
         "week_after": row.date + timedelta(days=7),
         "nice_date": nice_date,
-        "describe_slot": cn.describe_slot,
-        "table_note": cn.TABLE_NOTE,
-        "table_suit": cn.TABLE_SUIT,
+        "describe_slot": describe_slot,
+        "table_note": night_view.TABLE_NOTE,
+        "table_suit": night_view.TABLE_SUIT,
         "games": night_games(row.state),
         "bots_on": row.bots_for_absent_by is not None,
         "bots_by": row.bots_for_absent_by,
@@ -208,7 +223,7 @@ def play_at_table(request: Request, night_id: int, key: str, chair: int, _form: 
     that no link preview or prefetch takes a seat. The seat token is issued on the event loop,
     where every room change happens."""
     with session_scope(db_engine(request)) as session:
-        row = store.get_night(session, night_id=night_id)
+        row = night_store.get_night(session, night_id=night_id)
     if row is None:
         raise HTTPException(status_code=404, detail=_("No such night"))
     entry = club_online.room_entry(row, key)
@@ -230,7 +245,7 @@ def play_at_table(request: Request, night_id: int, key: str, chair: int, _form: 
     return response
 
 
-def seat_owner(row: store.Night, name: str) -> int | None:
+def seat_owner(row: night_store.Night, name: str) -> int | None:
     """The member who plays under `name` at this night (a stand-in plays as themself)."""
     for p in row.players:
         if p.get("name") == name and isinstance(p.get("member_id"), int):
@@ -238,7 +253,7 @@ def seat_owner(row: store.Night, name: str) -> int | None:
     return None
 
 
-def seat_refused(request: Request, row: store.Night, *, seat_name: str, me: identity.Member | None) -> Response:
+def seat_refused(request: Request, row: night_store.Night, *, seat_name: str, me: identity.Member | None) -> Response:
     """Pressing Play next to someone else's name (or on a device that does not know its member)."""
     return render(request, "club/seat_refused.html",
                   {"row": row, "seat_name": seat_name, "me": me}, status=403)
@@ -270,7 +285,7 @@ def delete_night(request: Request, night_id: int, form: auth.CsrfForm) -> Respon
     if form.get("confirm") != "yes":
         return redirect(f"/club/nights/{night_id}", request)
     with session_scope(db_engine(request)) as session:
-        if store.get_night(session, night_id=night_id) is None:
+        if night_store.get_night(session, night_id=night_id) is None:
             raise HTTPException(status_code=404, detail=_("No such night"))
-        store.delete_night(session, night_id=night_id)
+        night_store.delete_night(session, night_id=night_id)
     return redirect("/club", request)

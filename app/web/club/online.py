@@ -22,11 +22,12 @@ from typing import Any, cast
 from fastapi import FastAPI
 
 from app.club import Night, RoundResult
+from app.nights.words import describe_slot
 from app.rooms import LiveRoom, Refused, RoomManager, RoomStatus
-from app.store import club as store
+from app.store import night_replay
+from app.store import nights as night_store
 from app.store.db import session_scope
 from app.web.club import absent_bots, table_flow
-from app.web.club import night_data as cn
 from app.web.club.duplicate_decks import decks_of
 from app.web.state import manager_of
 
@@ -134,12 +135,12 @@ async def catch_up(app: FastAPI) -> None:
 
 def _open_online_nights(app: FastAPI) -> list[int]:
     with session_scope(app.state.engine) as session:
-        return [n.id for n in store.list_nights(session, status="open") if n.mode == "online" and n.id is not None]
+        return [n.id for n in night_store.list_nights(session, status="open") if n.mode == "online" and n.id is not None]
 
 
 def night_of_room(app: FastAPI, slug: str) -> int | None:
     with session_scope(app.state.engine) as session:
-        for row in store.list_nights(session, status="open"):
+        for row in night_store.list_nights(session, status="open"):
             if row.mode == "online" and any(
                 e.get("slug") == slug for e in row.state.get("rooms", {}).values()
             ):
@@ -233,7 +234,7 @@ async def _open(app: FastAPI, manager: RoomManager, night_id: int, rooms: dict[s
 def _open_online_night(app: FastAPI, night_id: int) -> tuple[Night, dict[str, Any], bool] | None:
     """The night, its rooms and whether it deals duplicate decks, if it is an open online night."""
     with session_scope(app.state.engine) as session:
-        loaded = cn.load(session, night_id=night_id)
+        loaded = night_replay.load(session, night_id=night_id)
         if loaded is None:
             return None
         row, _results, night = loaded
@@ -244,7 +245,7 @@ def _open_online_night(app: FastAPI, night_id: int) -> tuple[Night, dict[str, An
 
 def _turn_seconds(app: FastAPI, night_id: int) -> float:
     with session_scope(app.state.engine) as session:
-        night_row = store.get_night(session, night_id=night_id)
+        night_row = night_store.get_night(session, night_id=night_id)
         return night_row.turn_seconds if night_row is not None else DEFAULT_TURN_SECONDS
 
 
@@ -252,7 +253,7 @@ def _remember_room(app: FastAPI, night_id: int, key: str, players: list[str], de
                    slug: str) -> dict[str, Any] | None:
     """Keep the table's new room with the night; None if another process opened it meanwhile."""
     with _NIGHT_WRITES, session_scope(app.state.engine) as session:
-        fresh = store.get_night(session, night_id=night_id)
+        fresh = night_store.get_night(session, night_id=night_id)
         if fresh is None:
             return None
         theirs = fresh.state.get("rooms", {}).get(key)
@@ -262,40 +263,35 @@ def _remember_room(app: FastAPI, night_id: int, key: str, players: list[str], de
             return None
         entry = {"slug": slug, "players": players, "dealer": dealer}
         stored = {**fresh.state.get("rooms", {}), key: entry}
-        store.save_night_state(session, night_id=night_id, state={**fresh.state, "rooms": stored},
+        night_store.save_night_state(session, night_id=night_id, state={**fresh.state, "rooms": stored},
                                status=fresh.status, winner=fresh.winner)
     return entry
 
 
 def _record(app: FastAPI, night_id: int, *, stage: str, number: int, table: str, result: RoundResult) -> bool:
     with _NIGHT_WRITES, session_scope(app.state.engine) as session:
-        loaded = cn.load(session, night_id=night_id)
+        loaded = night_replay.load(session, night_id=night_id)
         if loaded is None:
             return False
         row, _results, night = loaded
         if night.stage != stage or night.current.number != number or table not in night.pending_tables:
             return False  # recorded meanwhile (by hand) or the night moved on
-        night.record(table, result)
-        store.add_result(session, night_id=night_id, phase=stage, round_no=number, table=table,
-                         result=result.to_dict(), recorded_by="online table", source="online")
-        cn.save_state(session, row, night)
-    log.info("night %s: %s recorded from its room", night_id, cn.describe_slot(stage, number, table))
+        night_replay.add_table_result(session, row, night, table=table, result=result, by="online table",
+                                      source="online")
+    log.info("night %s: %s recorded from its room", night_id, describe_slot(stage, number, table))
     return True
 
 
 def _record_playoff(app: FastAPI, night_id: int, *, stage: str, order: list[str]) -> bool:
     with _NIGHT_WRITES, session_scope(app.state.engine) as session:
-        loaded = cn.load(session, night_id=night_id)
+        loaded = night_replay.load(session, night_id=night_id)
         if loaded is None:
             return False
         row, results, night = loaded
         if night.phase != "playoff" or night.stage != stage or sorted(order) not in [sorted(g) for g in night.playoffs]:
             return False
-        night.record_playoff(order)
-        count = sum(1 for r in results if r.phase == "playoff")
-        store.add_result(session, night_id=night_id, phase="playoff", round_no=count + 1, table=stage,
-                         result={"order": order}, recorded_by="online table", source="online")
-        cn.save_state(session, row, night)
+        night_replay.add_playoff(session, row, night, order=order, by="online table", source="online",
+                                 count=sum(1 for r in results if r.phase == "playoff"))
     log.info("night %s: the playoff of %s recorded from its room", night_id, ", ".join(order))
     return True
 
@@ -303,12 +299,12 @@ def _record_playoff(app: FastAPI, night_id: int, *, stage: str, order: list[str]
 # ------------------------------------------------------------------ seats
 
 
-def room_entry(row: store.Night, key: str) -> dict[str, Any] | None:
+def room_entry(row: night_store.Night, key: str) -> dict[str, Any] | None:
     entry = row.state.get("rooms", {}).get(key)
     return entry if isinstance(entry, dict) and "slug" in entry else None
 
 
-async def issue_seat(app: FastAPI, row: store.Night, key: str, chair: int) -> tuple[str, str] | None:
+async def issue_seat(app: FastAPI, row: night_store.Night, key: str, chair: int) -> tuple[str, str] | None:
     """(room slug, a fresh seat token) for the player in `chair` of an online table; the seat's
     previous token stops working, and the player is back (`absent_bots.player_back`). None if
     there is no such open room or chair."""
@@ -330,7 +326,7 @@ async def issue_seat(app: FastAPI, row: store.Night, key: str, chair: int) -> tu
 # ------------------------------------------------------------------ bots for the absent
 
 
-def current_rooms(row: store.Night, night: Night) -> dict[str, dict[str, Any]]:
+def current_rooms(row: night_store.Night, night: Night) -> dict[str, dict[str, Any]]:
     """The rooms of the round (or the playoffs) being played now, by table key: the tables whose
     room is seated as the round is, and the playoff rooms of groups still to settle."""
     rooms: dict[str, Any] = row.state.get("rooms", {})
@@ -360,7 +356,7 @@ async def apply_bot_wishes(app: FastAPI, night_id: int) -> None:
 
 def _rooms_now(app: FastAPI, night_id: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]] | None:
     with session_scope(app.state.engine) as session:
-        loaded = cn.load(session, night_id=night_id)
+        loaded = night_replay.load(session, night_id=night_id)
         if loaded is None or loaded[0].mode != "online" or loaded[0].status != "open":
             return None
         row, _results, night = loaded

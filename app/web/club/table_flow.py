@@ -24,12 +24,14 @@ from fastapi.responses import Response
 from markupsafe import Markup
 
 from app.club import Night
+from app.club.constants import TABLE_NAMES
 from app.i18n import Text, _
 from app.rooms import LiveRoom, Refused
-from app.store import club as store
+from app.store import night_replay
+from app.store import nights as night_store
+from app.store import results as result_store
 from app.store.db import session_scope
 from app.web.club import absent_bots
-from app.web.club import night_data as cn
 from app.web.club.common import redirect
 from app.web.club.duplicate_decks import decks_of
 from app.web.shared.security import origin_allowed, seat_token, set_seat_cookie
@@ -81,7 +83,7 @@ def install(app: FastAPI) -> None:
 
 
 def table_title(stage: str, number: int, table: str) -> Text:
-    title = cn.TABLE_TITLE.get(table, table)
+    title = TABLE_NAMES.get(table, table)
     if stage == "playoff":
         return Text("Playoff")
     if stage == "base":
@@ -109,7 +111,7 @@ def _result_text(result: dict[str, Any]) -> str:
                 first=first, second=second, winner=winner)
 
 
-def compute(row: store.Night, results: list[store.NightResult], night: Night) -> dict[str, TablePanel]:
+def compute(row: night_store.Night, results: list[result_store.NightResult], night: Night) -> dict[str, TablePanel]:
     """Every room of the night: its panel, from the night as stored (pure)."""
     assert row.id is not None
     rooms: dict[str, Any] = row.state.get("rooms", {})
@@ -160,7 +162,7 @@ def compute(row: store.Night, results: list[store.NightResult], night: Night) ->
 
 def _load(app: FastAPI, night_id: int) -> dict[str, TablePanel]:
     with session_scope(app.state.engine) as session:
-        loaded = cn.load(session, night_id=night_id)
+        loaded = night_replay.load(session, night_id=night_id)
         if loaded is None or loaded[0].mode != "online":
             return {}
         return compute(*loaded)
@@ -203,7 +205,7 @@ WATCH_SECONDS = 3.0
 
 def _open_online_nights(app: FastAPI) -> set[int]:
     with session_scope(app.state.engine) as session:
-        return {n.id for n in store.list_nights(session, status="open") if n.mode == "online" and n.id is not None}
+        return {n.id for n in night_store.list_nights(session, status="open") if n.mode == "online" and n.id is not None}
 
 
 async def watch(app: FastAPI) -> None:
@@ -268,5 +270,5 @@ async def club_next(request: Request, slug: str) -> Response:
 
 def _entries(app: FastAPI, night_id: int) -> dict[str, Any]:
     with session_scope(app.state.engine) as session:
-        row = store.get_night(session, night_id=night_id)
+        row = night_store.get_night(session, night_id=night_id)
         return dict(row.state.get("rooms", {})) if row is not None else {}

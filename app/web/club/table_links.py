@@ -29,12 +29,12 @@ from fastapi.responses import HTMLResponse, Response
 from sqlmodel import Session
 
 from app.club import BASE_TABLES, FINAL_TABLES
-from app.club.constants import FINAL_TO_BASE
+from app.club.constants import FINAL_TO_BASE, TABLE_NAMES
 from app.i18n import _
-from app.store import club as store
+from app.store import nights as night_store
+from app.store import table_phones as phone_store
 from app.store.db import session_scope
 from app.web.club import auth
-from app.web.club import night_data as cn
 from app.web.club.common import db_engine, redirect, require_elder
 from app.web.shared.address import client_address
 from app.web.shared.throttle import Throttle, app_clock, throttle_of
@@ -82,9 +82,9 @@ def admit(request: Request, session: Session, night_id: int, table: str, secret:
     wait = throttle.wait(where)
     if wait:
         raise TableRefused(wait)
-    row = store.get_night(session, night_id=night_id)
+    row = night_store.get_night(session, night_id=night_id)
     known = table in PHONE_TABLES and row is not None and row.mode == "hand"
-    generation = store.table_link_generation(session, night_id=night_id, table=table) if known else 0
+    generation = phone_store.table_link_generation(session, night_id=night_id, table=table) if known else 0
     expected = secret_for(request, night_id, table if known else PHONE_TABLES[0], generation)
     given = secret.encode("ascii", "replace")[:64]
     if not (hmac.compare_digest(expected.encode("ascii"), given) and known):
@@ -102,22 +102,22 @@ class TableLink:
     made_at: Any
 
 
-def links_of(request: Request, session: Session, row: store.Night) -> dict[str, TableLink]:
+def links_of(request: Request, session: Session, row: night_store.Night) -> dict[str, TableLink]:
     """Every table's current link, for the elders' view of the night page."""
     assert row.id is not None
-    made = store.table_link_generations(session, night_id=row.id)
+    made = phone_store.table_link_generations(session, night_id=row.id)
     base = str(request.base_url).rstrip("/")
     found: dict[str, TableLink] = {}
     for table in PHONE_TABLES:
         kept = made.get(table)
         path = phone_path(row.id, table, secret_for(request, row.id, table, kept.generation if kept else 0))
-        title = _("QR code: the %(table)s's phone link", table=cn.TABLE_TITLE[table])
+        title = _("QR code: the %(table)s's phone link", table=TABLE_NAMES[table])
         found[table] = TableLink(table, path, base + path, qr_svg(base + path, title=title),
                                  kept.made_by if kept else "", kept.made_at if kept else None)
     return found
 
 
-def links_for_page(request: Request, row: store.Night, stage: str) -> dict[str, Any]:
+def links_for_page(request: Request, row: night_store.Night, stage: str) -> dict[str, Any]:
     """The night page's table phones section: the links of `stage`'s tables first."""
     with session_scope(db_engine(request)) as session:
         links = links_of(request, session, row)
@@ -128,7 +128,7 @@ def links_for_page(request: Request, row: store.Night, stage: str) -> dict[str, 
 def phone_of(request: Request, session: Session, night_id: int, table: str) -> str:
     """The current link of another table of the same night (a base table's phone goes on to its
     final table, `FINAL_OF_BASE`)."""
-    generation = store.table_link_generation(session, night_id=night_id, table=table)
+    generation = phone_store.table_link_generation(session, night_id=night_id, table=table)
     return phone_path(night_id, table, secret_for(request, night_id, table, generation))
 
 
@@ -142,9 +142,9 @@ def new_links(request: Request, night_id: int, form: auth.CsrfForm) -> Response:
     if not tables:
         raise HTTPException(status_code=422, detail=_("Choose a table for the new link."))
     with session_scope(db_engine(request)) as session:
-        row = store.get_night(session, night_id=night_id)
+        row = night_store.get_night(session, night_id=night_id)
         if row is None or row.mode != "hand":
             raise HTTPException(status_code=404, detail=_("No such night"))
         for table in tables:
-            store.new_table_link(session, night_id=night_id, table=table, made_by=who.name or "")
+            phone_store.new_table_link(session, night_id=night_id, table=table, made_by=who.name or "")
     return redirect(f"/club/nights/{night_id}#phones", request)

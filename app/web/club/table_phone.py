@@ -2,17 +2,16 @@
 
 The page shows the table's chairs in order, who deals, the round, and a result form made for
 people holding cards; once a round is complete at all three tables, who moves where and the next
-first dealer. Results go in through the same path as results an elder types on the night page
-(`night_data.record_table_result`), so the standings cannot differ.
+first dealer. Results are taken by the club's use cases (`app.nights.recording`: the same
+recording as results an elder types on the night page, so the standings cannot differ; an entry
+id counts once, and only at its own table, stage and round; each change locks the night first).
 
 What a phone sends carries the link's secret (in the address: the only credential, see
-`table_links`), the slot it was entered for (stage and round) and an entry id made when the form
-was drawn. The phone keeps an entry it could not send (static/js/table_phone.js) and sends it
-again when the connection is back; the server stores each entry id, so a repeat gets the stored
-answer and never a second result. Each change locks the night first (`store.lock_night`): two
-phones at one table entering the same round get one result, and the other a conflict that
-says what was recorded. Nothing here uses a cookie, so there is nothing a cross-site form could
-ride on (and the security middleware refuses cross-site posts anyway).
+`table_links`; every answer here says no-referrer), the slot it was entered for (stage and round)
+and an entry id made when the form was drawn. The phone keeps an entry it could not send
+(static/js/table_phone.js) and sends it again when the connection is back; one refused as
+another slot's entry stays on the phone, held. Nothing here uses a cookie, so there is nothing a
+cross-site form could ride on (and the security middleware refuses cross-site posts anyway).
 
 Answers are JSON for the page's script (`Accept: application/json`), else the page again with
 the message (a phone without script still records, without the offline queue).
@@ -20,9 +19,8 @@ the message (a phone without script still records, without the offline queue).
 
 from __future__ import annotations
 
-import re
 import secrets
-from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request
@@ -30,23 +28,23 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from sqlmodel import Session
 from starlette.datastructures import FormData
 
-from app.club import BASE_TABLES, Night
-from app.club.constants import Stage
-from app.club.night_records import reason_of
-from app.i18n import _, current_language, say
-from app.parsing import strict_int
-from app.store import club as store
+from app.club import BASE_TABLES
+from app.club.constants import TABLE_NAMES, Stage
+from app.i18n import _, current_language
+from app.nights import recording
+from app.nights.recording import PhoneAnswer, Said
+from app.nights.words import describe_slot
+from app.store import night_replay
+from app.store import nights as night_store
 from app.store.db import session_scope
-from app.web.club import home_night
-from app.web.club import night_data as cn
-from app.web.club.common import db_engine, nice_date, render, render_string, upper_first
-from app.web.club.night_results import parse_result
+from app.web.club import home_night, night_view
+from app.web.club.common import db_engine, nice_date, render, render_string
 from app.web.club.table_links import FINAL_OF_BASE, TableRefused, admit, phone_of, phone_path
+from app.web.shared.headers import SecretAddressRoute
 from app.web.shared.throttle import wait_message
 
-router = APIRouter(prefix="/club", tags=["club"])
+router = APIRouter(prefix="/club", tags=["club"], route_class=SecretAddressRoute)  # the link is the credential
 
-ENTRY_ID = re.compile(r"[A-Za-z0-9_-]{16,64}", re.ASCII)
 PAGE = "/nights/{night_id}/table/{table}/{secret}"
 
 
@@ -58,21 +56,14 @@ async def table_form(request: Request) -> FormData:
 TableForm = Annotated[FormData, Depends(table_form)]
 
 
-@dataclass(frozen=True)
-class Outcome:
-    kind: str  # saved | taken_back | conflict | closed | invalid | undone | gone | refused
-    status: int
-    message: str
-
-
 # ------------------------------------------------------------------ the page
 
 
 def phone_context(request: Request, session: Session, night_id: int, table: str, secret: str) -> dict[str, Any]:
-    loaded = cn.load(session, night_id=night_id)
+    loaded = night_replay.load(session, night_id=night_id)
     assert loaded is not None  # `admit` found the night
     row, _results, night = loaded
-    stamp = f"{store.night_fingerprint(session, night_id=night_id)}-{current_language()}"
+    stamp = f"{night_store.night_fingerprint(session, night_id=night_id)}-{current_language()}"
     own_stage: Stage = "base" if table in BASE_TABLES else "finals"
     rnd = night.current
     if night.phase == "done":
@@ -87,26 +78,26 @@ def phone_context(request: Request, session: Session, night_id: int, table: str,
         state = "wait"
     ctx: dict[str, Any] = {
         "row": row, "night": night, "table": table, "state": state, "stamp": stamp,
-        "title": cn.TABLE_TITLE[table], "suit": cn.TABLE_SUIT[table], "note": cn.TABLE_NOTE[table],
-        "title_date": nice_date(row.date), "round_label": cn.round_label(night),
+        "title": TABLE_NAMES[table], "suit": night_view.TABLE_SUIT[table], "note": night_view.TABLE_NOTE[table],
+        "title_date": nice_date(row.date), "round_label": night_view.round_label(night),
         "base": phone_path(night_id, table, secret),
     }
     if state in ("play", "wait"):
         ctx["chairs"] = home_night.chairs_of(rnd, table)
         ctx["dealer_note"] = home_night.dealer_note(night, table)
         ctx["slot"] = f"{night.stage}-{rnd.number}"
-        ctx["slot_words"] = cn.describe_slot(night.stage, rnd.number, table)
+        ctx["slot_words"] = describe_slot(night.stage, rnd.number, table)
     if state == "play":
         ctx["entry"] = secrets.token_urlsafe(18)
         moved_after, moves = home_night.last_moves(night)
         ctx["moved_after"], ctx["moves"] = moved_after, moves
     if state == "wait":
         ctx["result"] = rnd.results[table]
-        ctx["waiting_for"] = [cn.TABLE_TITLE[t] for t in rnd.pending_tables]
-        ctx["undo_entry"] = _undoable_entry(session, night_id, night, table)
+        ctx["waiting_for"] = [TABLE_NAMES[t] for t in rnd.pending_tables]
+        ctx["undo_entry"] = recording.undoable_entry(session, night_id=night_id, night=night, table=table)
     if state == "base_over" and night.stage == "finals":
         final = FINAL_OF_BASE[table]
-        ctx["final_title"], ctx["final_link"] = cn.TABLE_TITLE[final], phone_of(request, session, night_id, final)
+        ctx["final_title"], ctx["final_link"] = TABLE_NAMES[final], phone_of(request, session, night_id, final)
     if state in ("base_over", "before_finals", "playoff", "done"):
         ctx.update(home_night.standings_view(night))
         ctx.update(home_night.finals_view(night))
@@ -114,19 +105,6 @@ def phone_context(request: Request, session: Session, night_id: int, table: str,
     ctx["earlier"] = [(r.number, r.results[table]) for r in night.history(own_stage)
                       if table in r.results and not (r.number == rnd.number and r.stage == night.stage)]
     return ctx
-
-
-def _undoable_entry(session: Session, night_id: int, night: Night, table: str) -> str | None:
-    """The entry id of this round's result at `table` when it came from a phone and no elder
-    has corrected it: it can be taken back until the round is complete."""
-    recorded = store.get_result(session, night_id=night_id, phase=night.stage, round_no=night.current.number,
-                                table=table)
-    if recorded is None or recorded.source != "phone" or recorded.id is None:
-        return None
-    if any(c.result_id == recorded.id for c in store.list_corrections(session, night_id=night_id)):
-        return None
-    entry = store.entries_for_results(session, night_id=night_id).get(recorded.id)
-    return entry.entry_id if entry else None
 
 
 def _refusal(wait: float) -> str:
@@ -137,12 +115,11 @@ def _refusal(wait: float) -> str:
 
 
 def _refused(request: Request, wait: float) -> Response:
-    response = render(request, "club/table_refused.html", {"message": _refusal(wait)}, status=429 if wait else 404)
-    response.headers["Referrer-Policy"] = "no-referrer"
-    return response
+    return render(request, "club/table_refused.html", {"message": _refusal(wait)}, status=429 if wait else 404)
 
 
-def _page(request: Request, night_id: int, table: str, secret: str, *, said: Outcome | None = None) -> Response:
+def _page(request: Request, night_id: int, table: str, secret: str, *, said: PhoneAnswer | None = None,
+          status: int = 200) -> Response:
     with session_scope(db_engine(request)) as session:
         try:
             admit(request, session, night_id, table, secret)
@@ -150,9 +127,7 @@ def _page(request: Request, night_id: int, table: str, secret: str, *, said: Out
             return _refused(request, refused.wait)
         ctx = phone_context(request, session, night_id, table, secret)
     ctx["said"] = said
-    response = render(request, "club/table_phone.html", ctx, status=said.status if said else 200)
-    response.headers["Referrer-Policy"] = "no-referrer"
-    return response
+    return render(request, "club/table_phone.html", ctx, status=status)
 
 
 @router.get(PAGE, response_class=HTMLResponse)
@@ -172,28 +147,29 @@ def table_fresh(request: Request, night_id: int, table: str, secret: str, v: str
             if refused.wait:
                 return Response(status_code=204)
             html = render_string(request, "club/_table_refused.html", {"message": _refusal(0)})
-            return HTMLResponse(html, status_code=404, headers={"Referrer-Policy": "no-referrer"})
-        if f"{store.night_fingerprint(session, night_id=night_id)}-{current_language()}" == v:
-            return Response(status_code=204, headers={"Referrer-Policy": "no-referrer"})
+            return HTMLResponse(html, status_code=404)
+        if f"{night_store.night_fingerprint(session, night_id=night_id)}-{current_language()}" == v:
+            return Response(status_code=204)
         ctx = phone_context(request, session, night_id, table, secret)
     html = render_string(request, "club/_table_phone_live.html", ctx)
-    return HTMLResponse(html, headers={"Referrer-Policy": "no-referrer"})
+    return HTMLResponse(html)
 
 
 # ------------------------------------------------------------------ sending a result
 
 
-def _answer(request: Request, night_id: int, table: str, secret: str, outcome: Outcome) -> Response:
+STATUS = {Said.SAVED: 200, Said.TAKEN_BACK: 200, Said.INVALID: 422}  # anything else: 409, a conflict
+
+
+def _answer(request: Request, night_id: int, table: str, secret: str, answer: PhoneAnswer) -> Response:
+    status = STATUS.get(answer.kind, 409)
     if "application/json" in request.headers.get("accept", ""):
-        return JSONResponse({"outcome": outcome.kind, "message": outcome.message}, status_code=outcome.status,
-                            headers={"Referrer-Policy": "no-referrer"})
-    if outcome.kind == "refused":
-        return _refused(request, 0)
-    return _page(request, night_id, table, secret, said=outcome)
+        return JSONResponse({"outcome": answer.kind.value, "message": answer.message}, status_code=status)
+    return _page(request, night_id, table, secret, said=answer, status=status)
 
 
-def _guarded(request: Request, night_id: int, table: str, secret: str, form: FormData,
-             work: Any) -> Response:
+def _guarded(request: Request, night_id: int, table: str, secret: str,
+             work: Callable[[Session], PhoneAnswer]) -> Response:
     with session_scope(db_engine(request)) as session:
         try:
             admit(request, session, night_id, table, secret)
@@ -204,101 +180,18 @@ def _guarded(request: Request, night_id: int, table: str, secret: str, form: For
                        else _("This table link does not work any more: nothing was saved. Ask an elder for the "
                               "table's new code."))
             return JSONResponse({"outcome": "refused", "message": message}, status_code=429 if refused.wait else 404)
-        outcome = work(session, night_id, table, form)
-    return _answer(request, night_id, table, secret, outcome)
+        answer = work(session)
+    return _answer(request, night_id, table, secret, answer)
 
 
 @router.post(PAGE + "/results", response_class=HTMLResponse)
 def send_result(request: Request, night_id: int, table: str, secret: str, form: TableForm) -> Response:
-    return _guarded(request, night_id, table, secret, form, take_result)
+    return _guarded(request, night_id, table, secret, lambda session: recording.take_phone_result(
+        session, night_id=night_id, table=table, entry_id=str(form.get("entry") or ""),
+        phase=str(form.get("phase") or ""), round_no=str(form.get("round") or ""), fields=form))
 
 
 @router.post(PAGE + "/undo", response_class=HTMLResponse)
 def undo_result(request: Request, night_id: int, table: str, secret: str, form: TableForm) -> Response:
-    return _guarded(request, night_id, table, secret, form, take_back)
-
-
-def _with_winner(form: FormData, chairs: list[str]) -> FormData:
-    """The form with its winner: the player who went out neither first nor second."""
-    items = [(k, v) for k, v in form.multi_items() if k != "winner"]
-    out = {str(form.get("first_out") or ""), str(form.get("second_out") or "")}
-    rest = [p for p in chairs if p not in out]
-    if len(out) == 2 and len(rest) == 1:
-        items.append(("winner", rest[0]))
-    return FormData(items)
-
-
-def take_result(session: Session, night_id: int, table: str, form: FormData) -> Outcome:
-    """Record the phone's result once: a repeat of its entry id gets the stored answer, a round
-    that is not open or a slot already recorded a clear refusal, never a second result."""
-    entry_id = str(form.get("entry") or "")
-    phase: Stage = "finals" if form.get("phase") == "finals" else "base"
-    round_no = strict_int(form.get("round"), lo=1, hi=99)
-    if not ENTRY_ID.fullmatch(entry_id) or form.get("phase") not in home_night.PLAYING or round_no is None:
-        return Outcome("invalid", 422, _("This result is incomplete: reload the page and enter it again."))
-    slot = cn.describe_slot(phase, round_no, table)
-    store.lock_night(session, night_id=night_id)
-    known = store.get_table_entry(session, night_id=night_id, entry_id=entry_id)
-    if known is not None:
-        if known.undone_at is not None:
-            return Outcome("undone", 409, _("This result for %(slot)s was taken back at the table, so it is not "
-                                            "recorded again.", slot=slot))
-        return Outcome("saved", 200, _("Saved: %(slot)s.", slot=slot))
-    loaded = cn.load(session, night_id=night_id)
-    assert loaded is not None
-    row, _results, night = loaded
-    seating = next((r.seating for r in night.history(phase) if r.number == round_no), None)
-    if seating is None or table not in seating:
-        return Outcome("closed", 409, _("%(slot)s is not open: nothing was saved. The page shows where the "
-                                        "night is now.", slot=cn.describe_slot(phase, round_no, table)))
-    chairs = list(seating[table])
-    result, errors, _typed = parse_result(_with_winner(form, chairs), chairs)
-    if result is None:
-        return Outcome("invalid", 422, " ".join(errors))
-    recorded = store.get_result(session, night_id=night_id, phase=phase, round_no=round_no, table=table)
-    if recorded is not None:
-        if recorded.result == result.to_dict():
-            store.add_table_entry(session, night_id=night_id, entry_id=entry_id, table=table, phase=phase,
-                                  round_no=round_no, result=result.to_dict(), result_id=None)
-            return Outcome("saved", 200, _("%(slot)s was already recorded with this same result.",
-                                           slot=upper_first(slot)))
-        return Outcome("conflict", 409, _(
-            "Not saved: %(slot)s is already recorded, from another phone or by an elder: %(result)s. "
-            "If that is wrong, take it back on this page or ask an elder to correct it.",
-            slot=slot, result=cn.result_words(recorded.result)))
-    if night.phase not in home_night.PLAYING or (phase, round_no) != (night.stage, night.current.number):
-        return Outcome("closed", 409, _("%(slot)s cannot be recorded now: nothing was saved. The page shows "
-                                        "where the night is now.", slot=upper_first(slot)))
-    try:
-        saved = cn.record_table_result(session, row, night, table=table, result=result,
-                                       by=cn.TABLE_TITLE[table], source="phone")
-    except ValueError as exc:
-        return Outcome("invalid", 422, say(reason_of(exc)))
-    store.add_table_entry(session, night_id=night_id, entry_id=entry_id, table=table, phase=phase,
-                          round_no=round_no, result=result.to_dict(), result_id=saved.id)
-    return Outcome("saved", 200, _("Saved: %(slot)s.", slot=slot))
-
-
-def take_back(session: Session, night_id: int, table: str, form: FormData) -> Outcome:
-    """Undo the phone's last result while its round is still open (no other table's result
-    completed it) and no elder has corrected it."""
-    entry_id = str(form.get("entry") or "")
-    store.lock_night(session, night_id=night_id)
-    entry = store.get_table_entry(session, night_id=night_id, entry_id=entry_id) if ENTRY_ID.fullmatch(entry_id) else None
-    if entry is None or entry.table != table or entry.undone_at is not None or entry.result_id is None:
-        return Outcome("gone", 409, _("There is no result from this table to take back."))
-    slot = cn.describe_slot(entry.phase, entry.round, table)
-    loaded = cn.load(session, night_id=night_id)
-    assert loaded is not None
-    _row, _results, night = loaded
-    if night.phase not in home_night.PLAYING or (entry.phase, entry.round) != (night.stage, night.current.number):
-        return Outcome("gone", 409, _("Too late to take back %(slot)s: the next round has begun. An elder can "
-                                      "correct it on the night page.", slot=slot))
-    if any(c.result_id == entry.result_id for c in store.list_corrections(session, night_id=night_id)):
-        return Outcome("gone", 409, _("An elder has corrected %(slot)s, so it cannot be taken back here.", slot=slot))
-    store.undo_table_entry(session, entry=entry)
-    reloaded = cn.load(session, night_id=night_id)
-    assert reloaded is not None
-    cn.save_state(session, reloaded[0], reloaded[2])
-    return Outcome("taken_back", 200, _("Taken back: %(slot)s can be entered again.", slot=slot))
-
+    return _guarded(request, night_id, table, secret, lambda session: recording.take_back(
+        session, night_id=night_id, table=table, entry_id=str(form.get("entry") or "")))

@@ -3,7 +3,8 @@
 - Content-Security-Policy: scripts and styles only from this site (no inline script, no eval,
   no style element or attribute: a bar's length is a `<meter>`'s value, the hand's width is counted
   by CSS), nothing may frame the pages (`frame-ancestors 'none'`, and X-Frame-Options DENY for
-  old browsers), forms post only here; plus Referrer-Policy and X-Content-Type-Options.
+  old browsers), forms post only here; plus Referrer-Policy and X-Content-Type-Options
+  (`no-referrer` on every answer of a route whose address is a credential: SecretAddressRoute).
 - Club pages (`/club...`) are `Cache-Control: no-store` unless their handler says otherwise:
   they show what one viewer may see (an elder's forms, a member's own links), and on a club's
   shared laptop neither the disk cache nor the back button may show them to the next person
@@ -17,6 +18,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from fastapi import Request, Response
+from fastapi.routing import APIRoute
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -88,3 +94,19 @@ class SecurityHeaders:
             await send_with_headers({"type": "http.response.body", "body": CROSS_SITE_PAGE})
             return
         await self.app(scope, receive, send_with_headers)
+
+
+class SecretAddressRoute(APIRoute):
+    """A route whose address is a credential (a table phone's link, a member's personal link):
+    every answer it makes, a page, JSON, a refusal or a 204, says `Referrer-Policy: no-referrer`,
+    so the address never leaves in a Referer header. Use it as a router's `route_class`."""
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handler = super().get_route_handler()
+
+        async def no_referrer(request: Request) -> Response:
+            response = await handler(request)
+            response.headers["Referrer-Policy"] = "no-referrer"
+            return response
+
+        return no_referrer

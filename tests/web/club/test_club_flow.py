@@ -8,14 +8,12 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
 from fastapi.testclient import TestClient
 
 from app.main import create_app
-from app.store import club as store
+from app.store import nights as night_store
 from app.store.db import session_scope
 from app.web.club import table_flow
 from app.web.shared.security import seat_cookie_name
@@ -48,7 +46,7 @@ def online_night(client: Any) -> int:
 
 def rooms_of(client: Any, night_id: int) -> dict[str, Any]:
     with session_scope(client.app.state.engine) as session:
-        return dict(store.get_night(session, night_id=night_id).state["rooms"])
+        return dict(night_store.get_night(session, night_id=night_id).state["rooms"])
 
 
 def seat_cookie(response: Any, slug: str) -> str:
@@ -81,13 +79,6 @@ def wait_over(room: Any) -> None:
     while room.status != "over":
         assert time.monotonic() < deadline, "the table's game did not end"
         time.sleep(0.02)
-
-
-@pytest.fixture
-def both_client(database_url: str) -> Iterator[Any]:
-    """A client on SQLite and on Postgres (when TEST_DATABASE_URL is set)."""
-    with TestClient(create_app(make_settings(database_url))) as client:
-        yield client
 
 
 def test_a_round_played_by_bots_flows_to_next_and_the_next_tables_room(both_client: Any) -> None:
@@ -162,7 +153,7 @@ def test_bots_for_the_absent_is_accepted_at_once_and_carried_out_when_allowed(ap
         switch_bots(client, night_id, True)  # ... the elder's wish is accepted at once
         assert not any(room.seats[s].botted for s in room.seats)
         with session_scope(client.app.state.engine) as session:
-            assert store.get_night(session, night_id=night_id).bots_for_absent_by == "Elsa"
+            assert night_store.get_night(session, night_id=night_id).bots_for_absent_by == "Elsa"
         wait_over(room)  # carried out once allowed, and the bots play the game to its end
         assert time.monotonic() - started >= 1.0
         assert all(room.seats[s].botted for s in room.seats)

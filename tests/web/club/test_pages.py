@@ -7,7 +7,10 @@ import re
 from datetime import date, timedelta
 
 from app.club.dates import LATE_ANSWER, LATE_PROPOSAL
-from app.store import club as store
+from app.store import beer as beer_store
+from app.store import date_polls as poll_store
+from app.store import members as member_store
+from app.store import nights as night_store
 from app.store.db import session_scope
 from app.web.club import auth
 
@@ -78,7 +81,7 @@ def test_members_are_managed_by_elders(client) -> None:
     assert weak.status_code == 422 and "at least 8 characters" in weak.text
     client.post(f"/club/members/{ids['Bo']}", data={"csrf": csrf, "action": "elder", "password": "bodil-pass"})
     with session_scope(client.app.state.engine) as session:
-        members = {m.name: m for m in store.list_members(session)}
+        members = {m.name: m for m in member_store.list_members(session)}
     assert not members["Ann"].active and members["Bodil"].is_elder
     assert members["Bodil"].password_hash.startswith("$argon2")
     last = client.post(f"/club/members/{ids['Elsa']}", data={"csrf": csrf, "action": "unelder"})
@@ -108,7 +111,7 @@ def test_setting_up_a_night_validates_and_draws_lots(client) -> None:
     night_id = create_night(client, setup_form(ids, NINE))
     night = core(client, night_id)
     with session_scope(client.app.state.engine) as session:
-        row = store.get_night(session, night_id=night_id)
+        row = night_store.get_night(session, night_id=night_id)
     assert row.start == {}  # the club's first night: tables drawn by lot
     assert [lot.kind for lot in night.lots][:1] == ["table"]
     page = client.get(f"/club/nights/{night_id}").text
@@ -169,7 +172,7 @@ def test_next_night_starts_where_players_finished_with_a_reserve(client) -> None
     data = setup_form(ids, tonight, stand_ins={"Kim": "Ann"}, tables={"Nia": base_of[finished_at["Bo"]]})
     night_id = create_night(client, data)
     with session_scope(engine) as session:
-        row = store.get_night(session, night_id=night_id)
+        row = night_store.get_night(session, night_id=night_id)
     assert row.start["Kim"] == base_of[finished_at["Ann"]]
     for p in tonight[1:-1]:
         assert row.start[p] == base_of[finished_at[p]]
@@ -226,7 +229,7 @@ def test_date_poll_and_beer_ledger(client) -> None:
     beer = client.get("/club/beer").text
     assert "Did not come on the agreed date" in beer and "2 crates" in beer
     with session_scope(client.app.state.engine) as session:
-        debt = store.list_debts(session)[0]
+        debt = beer_store.list_debts(session)[0]
     client.post(f"/club/beer/{debt.id}/settle", data={"csrf": csrf})
     beer = client.get("/club/beer").text
     assert "Nobody owes a crate" in beer and "paid" in beer
@@ -235,8 +238,8 @@ def test_date_poll_and_beer_ledger(client) -> None:
 def open_crates(client) -> list[tuple[str, str]]:
     """(member, reason) of every crate still owed, straight from the store."""
     with session_scope(client.app.state.engine) as session:
-        names = {m.id: m.name for m in store.list_members(session)}
-        return [(names[d.member_id], d.reason) for d in store.list_debts(session, open_only=True)]
+        names = {m.id: m.name for m in member_store.list_members(session)}
+        return [(names[d.member_id], d.reason) for d in beer_store.list_debts(session, open_only=True)]
 
 
 def test_a_late_proposal_is_recorded_and_costs_a_crate(client) -> None:
@@ -253,7 +256,7 @@ def test_a_late_proposal_is_recorded_and_costs_a_crate(client) -> None:
                            follow_redirects=False)
     assert response.status_code == 303
     with session_scope(client.app.state.engine) as session:
-        poll = store.get_poll(session, night_id=night_id)
+        poll = poll_store.get_poll(session, night_id=night_id)
         assert poll is not None and poll.late and poll.answer_by == date.today() + timedelta(days=7)
     assert open_crates(client) == [(winner, LATE_PROPOSAL)]
     assert "Brud på disse datoer koster en kasse øl" in LATE_PROPOSAL
@@ -269,9 +272,9 @@ def _poll_past_its_week(client) -> tuple[str, int, list[str], dict[str, int], da
     a, b = date.today() + timedelta(days=10), date.today() + timedelta(days=17)
     voters = [p for p in NINE if p != winner]
     with session_scope(client.app.state.engine) as session:
-        poll = store.create_poll(session, night_id=night_id, proposed_by=winner, option_a=a,
+        poll = poll_store.create_poll(session, night_id=night_id, proposed_by=winner, option_a=a,
                                  option_b=b, answer_by=date.today() - timedelta(days=1))
-        store.set_vote(session, poll_id=poll.id, member_id=ids[voters[0]], choice="b")  # type: ignore[arg-type]
+        poll_store.set_vote(session, poll_id=poll.id, member_id=ids[voters[0]], choice="b")  # type: ignore[arg-type]
     return f"/club/nights/{night_id}", night_id, voters, ids, a, b
 
 
@@ -288,8 +291,8 @@ def test_a_late_answer_is_recorded_marked_and_costs_a_crate(client) -> None:
                                             "choice": "a"}, follow_redirects=False)
     assert late.status_code == 303
     with session_scope(client.app.state.engine) as session:
-        poll = store.get_poll(session, night_id=night_id)
-        votes = {v.member_id: (v.choice, v.late) for v in store.list_votes(session, poll_id=poll.id)}  # type: ignore[arg-type,union-attr]
+        poll = poll_store.get_poll(session, night_id=night_id)
+        votes = {v.member_id: (v.choice, v.late) for v in poll_store.list_votes(session, poll_id=poll.id)}  # type: ignore[arg-type,union-attr]
         assert poll.chosen == b        # settled by the answers in time: the late one counts for nothing
     assert votes == {ids[voters[0]]: ("b", False), ids[voters[1]]: ("a", True)}
     assert open_crates(client) == [(voters[1], LATE_ANSWER)]
@@ -313,7 +316,7 @@ def test_an_elder_waives_a_crate_with_a_reason(client) -> None:
                                      "choice": "neither"})
     assert open_crates(client) == [(voters[2], LATE_ANSWER)]
     with session_scope(client.app.state.engine) as session:
-        debt_id = store.list_debts(session)[0].id
+        debt_id = beer_store.list_debts(session)[0].id
     beer = client.get("/club/beer").text
     assert f'action="/club/beer/{debt_id}/waive"' in beer
     forged = client.post(f"/club/beer/{debt_id}/waive", data={"csrf": "forged", "waive_reason": "x"})

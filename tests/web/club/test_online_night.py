@@ -11,7 +11,8 @@ import time
 
 from app.club import RoundResult
 from app.rooms.tokens import hash_token
-from app.store import club as store
+from app.store import nights as night_store
+from app.store import results as result_store
 from app.store.db import session_scope
 from app.web.club import online as club_online
 from app.web.shared.security import seat_cookie_name
@@ -41,9 +42,9 @@ def online_night(client) -> int:  # type: ignore[no-untyped-def]
     return create_night(client, data)
 
 
-def night_row(client, night_id: int) -> store.Night:  # type: ignore[no-untyped-def]
+def night_row(client, night_id: int) -> night_store.Night:  # type: ignore[no-untyped-def]
     with session_scope(client.app.state.engine) as session:
-        row = store.get_night(session, night_id=night_id)
+        row = night_store.get_night(session, night_id=night_id)
         assert row is not None
         return row
 
@@ -85,7 +86,7 @@ def play_a_whole_night(client) -> None:  # type: ignore[no-untyped-def]
     assert night.phase == "done" and row.winner == night.winner
     assert len(night.placement()) == 9 and sorted(night.hall_of_fame().values()) == list(range(1, 10))
     with session_scope(client.app.state.engine) as session:
-        results = store.list_results(session, night_id=night_id)
+        results = result_store.list_results(session, night_id=night_id)
     tables = [r for r in results if r.phase != "playoff"]
     assert len([r for r in tables if r.phase == "base"]) == 16 * 3
     assert len([r for r in tables if r.phase == "finals"]) == 6 * 3
@@ -227,7 +228,7 @@ def test_a_playoff_is_played_online_and_recorded_from_its_room(client) -> None:
     night = core(client, night_id)
     assert night.stage == "finals"
     with session_scope(client.app.state.engine) as session:
-        playoffs = [r for r in store.list_results(session, night_id=night_id) if r.phase == "playoff"]
+        playoffs = [r for r in result_store.list_results(session, night_id=night_id) if r.phase == "playoff"]
     manager = client.app.state.rooms
     assert len(playoffs) == len(groups) and {r.source for r in playoffs} == {"online"}
     for entry in playoff_rooms.values():

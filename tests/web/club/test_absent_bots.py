@@ -26,7 +26,10 @@ from fastapi.testclient import TestClient
 
 from app.main import create_app
 from app.rooms.clock import FakeClock
-from app.store import club as store
+from app.store import absences as absence_store
+from app.store import members as member_store
+from app.store import nights as night_store
+from app.store import results as result_store
 from app.store import rooms as room_store
 from app.store.db import session_scope
 from app.web.club import online as club_online
@@ -154,7 +157,7 @@ def set_up(client: TestClient) -> tuple[Device, dict[str, Device], int]:
     for name in NINE:
         assert elder.form("/club/members", "/club/members", {"name": name}).status_code in (200, 303)
     with session_scope(client.app.state.engine) as session:  # type: ignore[attr-defined]
-        ids = {m.name: m.id for m in store.list_members(session)}
+        ids = {m.name: m.id for m in member_store.list_members(session)}
     data = {**setup_form(ids, NINE), "mode": "online", "turn_seconds": str(TURN)}  # type: ignore[arg-type]
     response = elder.form("/club/nights/new", "/club/nights/new", data)
     assert response.status_code == 303, response.text
@@ -172,11 +175,11 @@ def set_up(client: TestClient) -> tuple[Device, dict[str, Device], int]:
 
 def rooms_now(client: TestClient, night_id: int) -> dict[str, dict[str, Any]]:
     with session_scope(client.app.state.engine) as session:  # type: ignore[attr-defined]
-        row = store.get_night(session, night_id=night_id)
+        row = night_store.get_night(session, night_id=night_id)
         assert row is not None
-        from app.web.club import night_data as cn
+        from app.store import night_replay
 
-        loaded = cn.load(session, night_id=night_id)
+        loaded = night_replay.load(session, night_id=night_id)
         assert loaded is not None
         return club_online.current_rooms(row, loaded[2])
 
@@ -267,8 +270,8 @@ def test_a_night_of_six_online_rounds_with_bots_for_the_absent_needs_no_elder_af
     # nothing came from the elder's device after round 1; every result came from its table
     assert [entry for entry in elder.log if entry[0] > 1] == []
     with session_scope(client.app.state.engine) as session:  # type: ignore[attr-defined]
-        results = store.list_results(session, night_id=night_id)
-        assert store.list_corrections(session, night_id=night_id) == []
+        results = result_store.list_results(session, night_id=night_id)
+        assert result_store.list_corrections(session, night_id=night_id) == []
     assert len(results) >= ROUNDS * 3
     assert all(r.source == "online" for r in results[: ROUNDS * 3])
 
@@ -285,7 +288,7 @@ def test_a_night_of_six_online_rounds_with_bots_for_the_absent_needs_no_elder_af
                 assert not [e for e in events if e.kind == "act" and e.seat == chair and e.payload.get("timeout")], (
                     f"round {rnd}: {name}'s seat waited for a turn timer")
     with session_scope(client.app.state.engine) as session:  # type: ignore[attr-defined]
-        away = {a.player for a in store.list_absences(session, night_id=night_id)}
+        away = {a.player for a in absence_store.list_absences(session, night_id=night_id)}
     assert away == NEVER_COMES | GONE_AFTER_ROUND_1
 
 
@@ -307,7 +310,7 @@ def seats_of(client: TestClient, rooms: dict[str, dict[str, Any]]) -> dict[str, 
 
 def away(client: TestClient, night_id: int) -> set[str]:
     with session_scope(client.app.state.engine) as session:  # type: ignore[attr-defined]
-        return {a.player for a in store.list_absences(session, night_id=night_id)}
+        return {a.player for a in absence_store.list_absences(session, night_id=night_id)}
 
 
 def everybody_botted_and_away(client: TestClient, night_id: int, clock: FakeClock) -> dict[str, tuple[Any, str, int]]:

@@ -12,7 +12,10 @@ from typing import Any
 from sqlmodel import select
 
 from app.club import RoundResult
-from app.store import club as store
+from app.store import members as member_store
+from app.store import nights as night_store
+from app.store import results as result_store
+from app.store import table_phones as phone_store
 from app.store.db import session_scope
 from app.web.club import table_links as links_module
 
@@ -22,6 +25,7 @@ from .helpers import (
     become_elder,
     core,
     create_night,
+    personal_link,
     setup_form,
     token,
 )
@@ -62,8 +66,8 @@ def night_pair(client: Any) -> tuple[int, int]:
     by_phone = create_night(client, setup_form(ids, NINE))
     by_hand = create_night(client, setup_form(ids, NINE))
     with session_scope(client.app.state.engine) as session:
-        seed = store.get_night(session, night_id=by_phone).seed  # type: ignore[union-attr]
-        row = store.get_night(session, night_id=by_hand)
+        seed = night_store.get_night(session, night_id=by_phone).seed  # type: ignore[union-attr]
+        row = night_store.get_night(session, night_id=by_hand)
         assert row is not None
         row.seed = seed
         session.add(row)
@@ -117,8 +121,8 @@ def test_a_night_from_three_table_phones_ends_as_the_same_night_typed_on_the_nig
     assert phone_night.placement() == hand_night.placement()
     assert phone_night.hall_of_fame() == hand_night.hall_of_fame()
     with session_scope(client.app.state.engine) as session:
-        rows = store.list_results(session, night_id=by_phone)
-        states = [store.get_night(session, night_id=n).state for n in (by_phone, by_hand)]  # type: ignore[union-attr]
+        rows = result_store.list_results(session, night_id=by_phone)
+        states = [night_store.get_night(session, night_id=n).state for n in (by_phone, by_hand)]  # type: ignore[union-attr]
     assert {r.source for r in rows if r.phase != "playoff"} == {"phone"}
     assert states[0]["placement"] == states[1]["placement"] == phone_night.placement()
     # the Hall of Fame counts both nights alike: the winner has 9 + 9 points
@@ -140,10 +144,44 @@ def test_a_result_sent_twice_is_recorded_once(client) -> None:
     again = phone.send(result, fields=fields, chairs=chairs)  # the answer was lost: the phone sends again
     assert first == again == (200, {"outcome": "saved", "message": "Saved: base round 1 at the Mellanbord."})
     with session_scope(client.app.state.engine) as session:
-        rows = store.list_results(session, night_id=by_phone)
+        rows = result_store.list_results(session, night_id=by_phone)
     assert [(r.phase, r.round, r.table, r.source) for r in rows] == [("base", 1, "mellan", "phone")]
     assert rows[0].result == result.to_dict()
     assert "Recorded: base round 1 at the Mellanbord" in phone.page()
+
+
+def test_an_entry_id_sent_for_another_table_or_round_is_refused_and_records_nothing(both_client: Any) -> None:
+    """Issue 37 item 8: an entry id is the same entry only at the same night, table, stage and
+    round; sent for anything else it is refused with a clear message (the phone keeps it)."""
+    client = both_client
+    by_phone, _ = night_pair(client)
+    links = table_links(client, by_phone)
+    vinder, mellan = Phone(client, links["vinder"]), Phone(client, links["mellan"])
+    tables = core(client, by_phone).tables
+    fields = vinder.form()
+    assert fields["phase"] == "base" and fields["round"] == "1"
+    assert vinder.send(result_for("base", 1, "vinder", tables["vinder"]), fields=fields,
+                       chairs=tables["vinder"])[0] == 200
+    # the Vinderbord's entry id at the Mellanbord
+    status, answer = mellan.send(result_for("base", 1, "mellan", tables["mellan"]), fields=fields,
+                                 chairs=tables["mellan"])
+    assert (status, answer["outcome"]) == (409, "mismatch"), answer
+    assert answer["message"] == ("Not saved: this result's entry was already used for base round 1 at the "
+                                 "Vinderbord, not base round 1 at the Mellanbord. It stays on this phone: "
+                                 "show it to an elder, who can enter it on the night page.")
+    # the same entry id at its own table for another round
+    status, answer = vinder.send(result_for("base", 1, "vinder", tables["vinder"]),
+                                 fields={**fields, "round": "2"}, chairs=tables["vinder"])
+    assert (status, answer["outcome"]) == (409, "mismatch"), answer
+    assert "base round 2 at the Vinderbord" in answer["message"]
+    with session_scope(client.app.state.engine) as session:
+        rows = result_store.list_results(session, night_id=by_phone)
+    assert [(r.phase, r.round, r.table) for r in rows] == [("base", 1, "vinder")]
+    assert "data-result-form" in mellan.page()  # the Mellanbord's round is still open
+    # the same entry at the same slot is still the repeat it always was
+    assert vinder.send(result_for("base", 1, "vinder", tables["vinder"]), fields=fields,
+                       chairs=tables["vinder"]) == (200, {"outcome": "saved",
+                                                          "message": "Saved: base round 1 at the Vinderbord."})
 
 
 def test_two_phones_racing_on_one_table_give_one_result_and_a_conflict(client) -> None:
@@ -172,7 +210,7 @@ def test_two_phones_racing_on_one_table_give_one_result_and_a_conflict(client) -
     loser = next(answer for status, answer in answers if status == 409)
     assert "already recorded" in loser["message"] and "Not saved" in loser["message"]
     with session_scope(client.app.state.engine) as session:
-        rows = store.list_results(session, night_id=by_phone)
+        rows = result_store.list_results(session, night_id=by_phone)
     assert len(rows) == 1
     winner = answers.index(next(a for a in answers if a[0] == 200))
     assert rows[0].result == results[winner].to_dict()
@@ -220,7 +258,7 @@ def test_a_wrong_or_stale_table_link_is_refused_and_says_nothing_of_the_night(cl
         assert 'hx-trigger' not in polled.text  # the refusal takes the page's place and the polling ends
     assert len(bodies) == 1, "every refusal is the same page"
     with session_scope(client.app.state.engine) as session:
-        assert store.list_results(session, night_id=by_phone) == []
+        assert result_store.list_results(session, night_id=by_phone) == []
     assert client.get(fresh["vinder"]).status_code == 200  # the new link works
 
 
@@ -260,7 +298,7 @@ def test_a_phone_takes_its_result_back_until_the_round_is_complete(client) -> No
     assert "Base round 1 is complete: the moves" in page and "Base round 2 of 16" in page
     assert "data-undo-form" not in page
     with session_scope(client.app.state.engine) as session:
-        rows = store.list_results(session, night_id=by_phone)
+        rows = result_store.list_results(session, night_id=by_phone)
     assert next(r for r in rows if r.table == "vinder").result == right.to_dict()
 
 
@@ -296,7 +334,7 @@ def test_phone_results_are_marked_for_the_elders_who_can_correct_them(client) ->
     page = client.get(f"/club/nights/{by_phone}").text
     assert page.count("table phone") >= 2  # the table's card and the recorded results
     with session_scope(client.app.state.engine) as session:
-        row = store.list_results(session, night_id=by_phone)[0]
+        row = result_store.list_results(session, night_id=by_phone)[0]
     correct = client.get(f"/club/nights/{by_phone}/results/{row.id}/correct").text
     assert "This result was sent from the Vinderbord's phone." in correct
     fixed = result_for("base", 2, "vinder", chairs)
@@ -317,14 +355,14 @@ def test_phone_results_are_marked_for_the_elders_who_can_correct_them(client) ->
 
 def _entry_of(client: Any, night_id: int) -> str:
     with session_scope(client.app.state.engine) as session:
-        entry = session.exec(select(store.TableEntry).where(store.TableEntry.night_id == night_id)).first()
+        entry = session.exec(select(phone_store.TableEntry).where(phone_store.TableEntry.night_id == night_id)).first()
         assert entry is not None
         return entry.entry_id
 
 
 def _ids(client: Any) -> dict[str, int]:
     with session_scope(client.app.state.engine) as session:
-        return {m.name: m.id for m in store.list_members(session)}  # type: ignore[misc]
+        return {m.name: m.id for m in member_store.list_members(session)}  # type: ignore[misc]
 
 
 def test_bad_input_from_a_phone_gets_a_clear_message_and_changes_nothing(client) -> None:
@@ -347,7 +385,7 @@ def test_bad_input_from_a_phone_gets_a_clear_message_and_changes_nothing(client)
         assert response.status_code in (409, 422), what
         assert said in response.json()["message"], (what, response.json())
     with session_scope(client.app.state.engine) as session:
-        assert store.list_results(session, night_id=by_phone) == []
+        assert result_store.list_results(session, night_id=by_phone) == []
     # without the page's script: the same page again, with the message
     plain = client.post(post, data=cases["twice"][0])
     assert plain.status_code == 422 and "is chosen twice" in plain.text and "data-result-form" in plain.text
@@ -372,3 +410,35 @@ def test_the_board_and_the_phone_answer_204_until_something_changes(client) -> N
     after = client.get(f"/club/nights/{by_phone}/board/fresh?v={stamp}")
     assert after.status_code == 200 and 'id="board"' in after.text
     assert after.text.count('class="tag ok"') == 1  # the Mellanbord is in
+
+
+def test_every_answer_at_a_secret_address_says_no_referrer(client) -> None:
+    """A table phone's link and a member's personal link are credentials: no answer at them,
+    whatever its kind, lets the address leave in a Referer header."""
+    by_phone, _ = night_pair(client)
+    links = table_links(client, by_phone)
+    phone = Phone(client, links["vinder"])
+    page = client.get(phone.link)
+    stamp = re.search(r'/fresh\?v=([\w-]+)"', page.text).group(1)  # type: ignore[union-attr]
+    chairs = core(client, by_phone).tables["vinder"]
+    fields = phone.form()
+    json = {"Accept": "application/json"}
+    answers = {
+        "the page": page,
+        "nothing new": client.get(f"{phone.link}/fresh?v={stamp}"),
+        "the live part": client.get(f"{phone.link}/fresh?v=old"),
+        "a result": client.post(phone.link + "/results", headers=json,
+                                data={**fields, "first_out": chairs[0], "second_out": chairs[1]}),
+        "an incomplete result": client.post(phone.link + "/results", data={"entry": ""}, headers=json),
+        "a result without script": client.post(phone.link + "/results", data={"entry": ""}),
+        "taking nothing back": client.post(phone.link + "/undo", data={"entry": ""}, headers=json),
+        "a wrong link": client.get(phone.link[:-3] + "xyz"),
+        "a wrong link's result": client.post(phone.link[:-3] + "xyz/results", data={"entry": ""}, headers=json),
+        "a personal link": client.get(personal_link(client, NINE[0])),
+        "a wrong personal link": client.get("/club/me/" + "x" * 30),
+    }
+    kinds = {name: (response.status_code, response.headers.get("referrer-policy"))
+             for name, response in answers.items()}
+    assert {name: policy for name, (_status, policy) in kinds.items()} == dict.fromkeys(answers, "no-referrer"), kinds
+    assert {status for status, _policy in kinds.values()} >= {200, 204, 404, 409, 422}, kinds
+    assert client.get("/club").headers["referrer-policy"] == "same-origin"  # elsewhere as before

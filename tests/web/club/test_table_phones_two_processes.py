@@ -4,66 +4,39 @@ the board served by the other process shows the result at its next poll."""
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 import threading
-from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack
 from pathlib import Path
 
 import httpx
 import pytest
 
 from app.secret_key import new_secret
-from app.store import club as store
+from app.store import members as member_store
+from app.store import results as result_store
 from app.store.db import make_engine, session_scope, upgrade
 from app.web.club.auth import hash_password
-from tests.e2e.conftest import free_port
-from tests.waiting import answers, wait_until, watching
+from tests.app_process import app_process
 
 from .helpers import NINE, csrf_of, setup_form
 
 pytestmark = pytest.mark.postgres
-ROOT = Path(__file__).resolve().parents[2]
 PASSWORD = "old-and-wise-1"
-
-
-@contextmanager
-def app_process(url: str, secret: str, log_path: Path) -> Iterator[str]:
-    port = free_port()
-    env = {**{k: v for k, v in os.environ.items() if not k.startswith("PYTEST")},
-           "DATABASE_URL": url, "SECRET_KEY": secret, "PYTHONPATH": str(ROOT)}
-    with log_path.open("wb") as log:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "uvicorn", "app.main:create_app", "--factory", "--host", "127.0.0.1",
-             "--port", str(port), "--no-access-log"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-        base = f"http://127.0.0.1:{port}"
-        try:
-            with watching(log_path):
-                wait_until(lambda: answers(base, proc), what=f"{base}/healthz", timeout=30)
-                yield base
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
 
 
 def test_two_processes_one_result_and_the_other_process_board_follows(postgres_url: str, tmp_path: Path) -> None:
     upgrade(postgres_url)
     engine = make_engine(postgres_url)
     with session_scope(engine) as session:
-        store.add_member(session, name="Elsa", is_elder=True, password_hash=hash_password(PASSWORD))
+        member_store.add_member(session, name="Elsa", is_elder=True, password_hash=hash_password(PASSWORD))
         for name in NINE:
-            store.add_member(session, name=name)
-        ids = {m.name: m.id for m in store.list_members(session)}
+            member_store.add_member(session, name=name)
+        ids = {m.name: m.id for m in member_store.list_members(session)}
     secret = new_secret()
     with ExitStack() as stack:
-        one = stack.enter_context(app_process(postgres_url, secret, tmp_path / "one.log"))
-        two = stack.enter_context(app_process(postgres_url, secret, tmp_path / "two.log"))
+        one = stack.enter_context(app_process(postgres_url, tmp_path / "one.log", SECRET_KEY=secret))
+        two = stack.enter_context(app_process(postgres_url, tmp_path / "two.log", SECRET_KEY=secret))
         elder = stack.enter_context(httpx.Client(base_url=one, timeout=20))
         login = elder.get("/club/login")
         assert elder.post("/club/login", data={"csrf": csrf_of(login.text), "name": "Elsa", "password": PASSWORD},
@@ -104,7 +77,7 @@ def test_two_processes_one_result_and_the_other_process_board_follows(postgres_u
         outcomes = sorted((r.status_code, r.json()["outcome"]) for r in said if r is not None)
         assert outcomes == [(200, "saved"), (409, "conflict")], [r.text for r in said if r]
         with session_scope(engine) as session:
-            rows = store.list_results(session, night_id=night_id)
+            rows = result_store.list_results(session, night_id=night_id)
         assert [(r.table, r.source) for r in rows] == [("mellan", "phone")]
 
         fresh = tv.get(f"/club/nights/{night_id}/board/fresh?v={stamp.group(1)}")

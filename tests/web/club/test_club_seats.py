@@ -28,11 +28,11 @@ def online_night(client) -> tuple[int, list[str], object]:  # type: ignore[no-un
     data = setup_form(ids, NINE)
     data["mode"] = "online"
     night_id = create_night(client, data)
-    from app.store import club as store
+    from app.store import nights as night_store
     from app.store.db import session_scope
 
     with session_scope(client.app.state.engine) as session:
-        slug = store.get_night(session, night_id=night_id).state["rooms"]["base-1-vinder"]["slug"]
+        slug = night_store.get_night(session, night_id=night_id).state["rooms"]["base-1-vinder"]["slug"]
     return night_id, core(client, night_id).tables["vinder"], client.app.state.rooms.get(slug)
 
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import time
 
-from app.store import club as store
+from app.store import nights as night_store
+from app.store import results as result_store
 from app.store.db import session_scope
 from app.web.club import online as club_online
 
@@ -35,7 +36,7 @@ def test_an_online_round_with_bots_is_recorded_automatically(client) -> None:
     assert page.count(f'action="{url}/bots"') == 1  # the elder's one switch for the night
 
     with session_scope(client.app.state.engine) as session:
-        rooms = store.get_night(session, night_id=night_id).state["rooms"]
+        rooms = night_store.get_night(session, night_id=night_id).state["rooms"]
     assert sorted(rooms) == ["base-1-mellan", "base-1-taber", "base-1-vinder"]
     night = core(client, night_id)
     chairs = night.tables["vinder"]
@@ -59,7 +60,7 @@ def test_an_online_round_with_bots_is_recorded_automatically(client) -> None:
     while time.monotonic() < deadline:
         live = client.get(f"{url}/live").text
         with session_scope(client.app.state.engine) as session:
-            opened = store.get_night(session, night_id=night_id).state["rooms"]
+            opened = night_store.get_night(session, night_id=night_id).state["rooms"]
         # the round is recorded (the live page moves on), then the next round's rooms open
         if "Base round 2 of 16" in live and "base-2-vinder" in opened:
             break
@@ -68,8 +69,8 @@ def test_an_online_round_with_bots_is_recorded_automatically(client) -> None:
         raise AssertionError("the online round did not finish")
 
     with session_scope(client.app.state.engine) as session:
-        results = store.list_results(session, night_id=night_id)
-        rooms = store.get_night(session, night_id=night_id).state["rooms"]
+        results = result_store.list_results(session, night_id=night_id)
+        rooms = night_store.get_night(session, night_id=night_id).state["rooms"]
     assert len(results) == 3 and {r.source for r in results} == {"online"}
     game = manager.get(rooms["base-1-vinder"]["slug"]).game
     names = chairs

@@ -15,10 +15,10 @@ from fastapi.testclient import TestClient
 from app.club import Night
 from app.main import create_app
 from app.rooms.clock import FakeClock
-from app.store import club as store
+from app.store import night_replay
+from app.store import nights as night_store
 from app.store.db import session_scope
 from app.web.club import absent_bots
-from app.web.club import night_data as cn
 from tests.conftest import make_settings
 from tests.web.wsutil import close_all
 
@@ -74,7 +74,7 @@ def test_the_elders_level_plays_every_absent_seat(client: TestClient, clock: Fak
 
     live = client.get(f"/club/nights/{night_id}/live").text
     with session_scope(client.app.state.engine) as session:  # type: ignore[attr-defined]
-        row = store.get_night(session, night_id=night_id)
+        row = night_store.get_night(session, night_id=night_id)
         assert row is not None and row.bots_for_absent_since is not None
         since = row.bots_for_absent_since
     local = (since if since.tzinfo is not None else since.replace(tzinfo=UTC)).astimezone(ZoneInfo(ZONE))
@@ -88,10 +88,10 @@ def test_the_level_stays_with_the_night(sqlite_url: str) -> None:
         night_id = online_night(web)
         assert switch_on(web, night_id, "strong") == 303
         with session_scope(web.app.state.engine) as session:  # type: ignore[attr-defined]
-            row = store.get_night(session, night_id=night_id)
+            row = night_store.get_night(session, night_id=night_id)
             assert row is not None
             # the night's summary is written afresh with each result: the level is kept
-            cn.save_state(session, row, Night.new(players=list(NINE), seed=5))
+            night_replay.save_state(session, row, Night.new(players=list(NINE), seed=5))
         close_all()
     with TestClient(create_app(settings, clock=FakeClock())) as web:
         assert absent_bots.wish_of(web.app, night_id).level == "strong"  # type: ignore[arg-type]

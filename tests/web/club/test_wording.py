@@ -11,7 +11,7 @@ import pytest
 
 from .helpers import NINE, add_members, become_elder, core, create_night, setup_form, token
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 KEYS = r"vinder|mellan|taber|finale|mellanfinale|taberfinale"
 
 

@@ -102,13 +102,13 @@ def test_the_club_core_refuses_and_records_in_the_readers_language(
     ("fi", "Tätä koria ei ole enää velkaa"),
 ])
 def test_a_crate_waived_twice_is_refused_in_the_readers_language(client, lang, said) -> None:
-    from app.store import club as store
+    from app.store import beer as beer_store
     from app.store.db import session_scope
 
     become_elder(client)
     ids = add_members(client, NINE[:1])
     with session_scope(client.app.state.engine) as session:
-        debt_id = store.add_debt(session, member_id=ids["Ann"], reason="Late", recorded_by="Elsa").id
+        debt_id = beer_store.add_debt(session, member_id=ids["Ann"], reason="Late", recorded_by="Elsa").id
     client.cookies.set("lang", lang)
     for reason in ("Her flight was cancelled", "again"):
         answer = client.post(f"/club/beer/{debt_id}/waive", data={"csrf": token(client, "/club/beer"),

@@ -9,9 +9,11 @@ from datetime import date
 from typing import Any
 
 from app.club import Night, RoundResult
-from app.store import club as store
+from app.store import members as member_store
+from app.store import night_replay
+from app.store import nights as night_store
+from app.store import results as result_store
 from app.store.db import session_scope
-from app.web.club import night_data as cn
 
 NINE = ["Ann", "Bo", "Cy", "Di", "Ed", "Fi", "Gu", "Hal", "Ida"]
 PASSWORD = "gurka-elder-1"
@@ -46,7 +48,7 @@ def add_members(client: Any, names: list[str]) -> dict[str, int]:
 
 def member_ids(client: Any) -> dict[str, int]:
     with session_scope(client.app.state.engine) as session:
-        return {m.name: m.id for m in store.list_members(session)}  # type: ignore[misc]
+        return {m.name: m.id for m in member_store.list_members(session)}  # type: ignore[misc]
 
 
 def setup_form(ids: dict[str, int], players: list[str], *, day: str = "", host: str = "Ann",
@@ -70,7 +72,7 @@ def create_night(client: Any, data: dict[str, str]) -> int:
 
 def core(client: Any, night_id: int) -> Night:
     with session_scope(client.app.state.engine) as session:
-        loaded = cn.load(session, night_id=night_id)
+        loaded = night_replay.load(session, night_id=night_id)
         assert loaded is not None
         return loaded[2]
 
@@ -125,7 +127,7 @@ def finished_night_in_store(engine: Any, *, ids: dict[str, int], players: list[s
     ]
     night = Night.new(players, start, seed=seed)
     with session_scope(engine) as session:
-        row = store.create_night(session, day=day, host=host, seed=seed, players=rows, start=start or {})
+        row = night_store.create_night(session, day=day, host=host, seed=seed, players=rows, start=start or {})
         playoffs = 0
         for step in itertools.count():
             if night.phase == "done":
@@ -134,7 +136,7 @@ def finished_night_in_store(engine: Any, *, ids: dict[str, int], players: list[s
                 order, stage = night.playoffs[0], night.stage
                 night.record_playoff(order)
                 playoffs += 1
-                store.add_result(session, night_id=row.id, phase="playoff", round_no=playoffs,
+                result_store.add_result(session, night_id=row.id, phase="playoff", round_no=playoffs,
                                  table=stage, result={"order": order}, recorded_by="test")
                 continue
             table = night.pending_tables[0]
@@ -144,9 +146,9 @@ def finished_night_in_store(engine: Any, *, ids: dict[str, int], players: list[s
                                  took_cards=set(chairs))
             stage, number = night.stage, night.current.number
             night.record(table, result)
-            store.add_result(session, night_id=row.id, phase=stage, round_no=number, table=table,
+            result_store.add_result(session, night_id=row.id, phase=stage, round_no=number, table=table,
                              result=result.to_dict(), recorded_by="test")
-        cn.save_state(session, row, night)
+        night_replay.save_state(session, row, night)
         return row.id  # type: ignore[return-value]
 
 

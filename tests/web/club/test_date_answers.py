@@ -7,7 +7,8 @@ from __future__ import annotations
 from datetime import date, timedelta
 from typing import Any
 
-from app.store import club as store
+from app.store import date_polls as poll_store
+from app.store import members as member_store
 from app.store.db import session_scope
 
 from .helpers import NINE, add_members, become_elder, member_ids, remember_member, token
@@ -17,10 +18,10 @@ from .test_pages import _done_night
 def answers(client: Any, night_id: int) -> dict[str, tuple[str, str | None]]:
     """member → (choice, elder who entered it), straight from the store."""
     with session_scope(client.app.state.engine) as session:
-        names = {m.id: m.name for m in store.list_members(session)}
-        poll = store.get_poll(session, night_id=night_id)
+        names = {m.id: m.name for m in member_store.list_members(session)}
+        poll = poll_store.get_poll(session, night_id=night_id)
         assert poll is not None and poll.id is not None
-        return {names[v.member_id]: (v.choice, v.entered_by) for v in store.list_votes(session, poll_id=poll.id)}
+        return {names[v.member_id]: (v.choice, v.entered_by) for v in poll_store.list_votes(session, poll_id=poll.id)}
 
 
 def night_with_a_poll(client: Any) -> tuple[int, str, str, dict[str, int]]:

@@ -15,7 +15,8 @@ from starlette.websockets import WebSocketDisconnect
 
 from app.rooms.replay import build_stories
 from app.rules.cards import pretty_cards
-from app.store import club as store
+from app.store import decks as deck_store
+from app.store import nights as night_store
 from app.store import rooms as room_store
 from app.store.db import session_scope
 from app.web.club import online as club_online
@@ -46,16 +47,16 @@ def duplicate_night(client: Any, *, turn_seconds: str = "60") -> int:
     return create_night(client, data)
 
 
-def night_row(client: Any, night_id: int) -> store.Night:
+def night_row(client: Any, night_id: int) -> night_store.Night:
     with session_scope(client.app.state.engine) as session:
-        row = store.get_night(session, night_id=night_id)
+        row = night_store.get_night(session, night_id=night_id)
         assert row is not None
         return row
 
 
 def stored_decks(client: Any, night_id: int) -> dict[tuple[str, int], list[list[str]]]:
     with session_scope(client.app.state.engine) as session:
-        return {(r.stage, r.round): r.decks for r in store.list_decks(session, night_id=night_id)}
+        return {(r.stage, r.round): r.decks for r in deck_store.list_decks(session, night_id=night_id)}
 
 
 def room_events(client: Any, slug: str) -> tuple[Any, list[tuple[Any, str, dict[str, Any], Any]]]:

@@ -16,8 +16,8 @@ from fastapi.testclient import TestClient
 
 from app.main import create_app
 from app.web.shared.ids import MAX_ID, out_of_range
-from tests.club_web.helpers import become_elder, token
 from tests.conftest import make_settings
+from tests.web.club.helpers import become_elder, token
 
 TOO_BIG = [str(2**64), str(2**63), str(MAX_ID + 1), "9" * 30, "0" + str(2**64), str(-(2**64))]
 PARAM = re.compile(r"{(\w+)}")

@@ -1,11 +1,11 @@
-"""Issue 13's "done when", played end to end in real browsers: a Dane (browser locale da-DK) hosts,
-an Icelander (the language switch's cookie) and a Finn (locale fi-FI, on a 390 px phone) join one
-table, each reading their own language; they chat (escaped plain text) and react (the emoji shows
-by the sender's seat); with every tab in the background, each hears (a beep) and sees (title,
-favicon, a notification) when it becomes their turn, never for their own move, and a spectator is
-never alerted; they play the whole game by clicking the cards the page marks playable; afterwards
-each steps through the game's replay with the keyboard: every hand face up, in their own language,
-with the talk alongside.
+"""A table in three languages, played end to end in real browsers (issue 13's "done when"): a Dane
+(browser locale da-DK) hosts, an Icelander (the language switch's cookie) and a Finn (locale fi-FI,
+on a 390 px phone) join one table, each reading their own language; they chat (escaped plain text)
+and react (the emoji shows by the sender's seat); with every tab in the background, each hears (a
+beep) and sees (title, favicon, a notification) when it becomes their turn, never for their own
+move, and a spectator is never alerted; they play the whole game by clicking the cards the page
+marks playable; afterwards each steps through the game's replay with the keyboard: every hand face
+up, in their own language, with the talk alongside.
 
 The browser's notification permission and sound are stood in for by recorders (an init script):
 a headless browser shows no notification and plays no sound that a test could observe.
@@ -133,7 +133,7 @@ def no_english(text: str, lang: str) -> None:
     assert not leaked, f"{lang}: English on the page: {leaked}"
 
 
-def test_issue13_done_when(server: str, browser: Any, shots: Path) -> None:
+def test_three_players_each_in_their_language_talk_hear_their_turn_play_and_replay(server: str, browser: Any, shots: Path) -> None:
     contexts = {
         "da": browser.new_context(locale="da-DK", **LAPTOP),
         "is": browser.new_context(**LAPTOP),
@@ -206,7 +206,7 @@ def test_issue13_done_when(server: str, browser: Any, shots: Path) -> None:
                 seat = reader.locator(f".seat:has(#react-{seat_of[lang]}) .name").inner_text()
                 assert seat == NAMES[lang], (seat, lang)
         for lang, page in pages.items():
-            page.screenshot(path=str(shots / f"issue13-01-{lang}-lobby-talk.png"), full_page=True)
+            page.screenshot(path=str(shots / f"three-languages-01-{lang}-lobby-talk.png"), full_page=True)
 
         # ------------------------------------------------ alerts on, every tab in the background
         for page in pages.values():
@@ -253,7 +253,7 @@ def test_issue13_done_when(server: str, browser: Any, shots: Path) -> None:
                 shot_mid = True
                 for lang, page in pages.items():
                     # the phone's hand is fixed to the bottom of its screen: shot as the screen shows it
-                    page.screenshot(path=str(shots / f"issue13-02-{lang}-mid-game.png"), full_page=lang != "fi")
+                    page.screenshot(path=str(shots / f"three-languages-02-{lang}-mid-game.png"), full_page=lang != "fi")
                     no_english(page.locator("#table").inner_text(), lang)
             notes_before = actor.evaluate("window.__notes.length")
             before = version(actor)
@@ -280,7 +280,7 @@ def test_issue13_done_when(server: str, browser: Any, shots: Path) -> None:
             assert all("Your turn" not in n["body"] and n["body"] for n in notes), notes
             assert any(t.startswith(WORDS[lang]["turn"]) for t in page.evaluate("window.__titles"))
             assert page.evaluate("window.__beeps") > beeps_before[lang], f"{lang} heard a beep"
-            page.screenshot(path=str(shots / f"issue13-03-{lang}-game-over.png"), full_page=True)
+            page.screenshot(path=str(shots / f"three-languages-03-{lang}-game-over.png"), full_page=True)
         assert rail.evaluate("window.__titles") == [], "a spectator's title never changed"
         assert rail.evaluate("window.__notes") == [] and rail.evaluate("window.__beeps") == 0
 
@@ -330,7 +330,7 @@ def test_issue13_done_when(server: str, browser: Any, shots: Path) -> None:
             assert page.locator(".replay-step .dealline").count() == 1, "the last step shows the last deal's result"
             where = page.locator(".stepnav .where").inner_text()
             assert where.startswith(WORDS[lang]["step"]), where
-            page.screenshot(path=str(shots / f"issue13-04-{lang}-replay.png"), full_page=True)
+            page.screenshot(path=str(shots / f"three-languages-04-{lang}-replay.png"), full_page=True)
         overflow = pages["fi"].evaluate("document.documentElement.scrollWidth - window.innerWidth")
         assert overflow <= 0, "the replay fits the phone"
     finally:
