@@ -228,8 +228,9 @@ class _Reader:
             raise HistoryError(number, Text("The line is too long (at most %(n)s characters).", n=MAX_LINE))
         bad = next((ch for ch in line if unicodedata.category(ch) in ("Cc", "Zl", "Zp") and ch != "\t"), None)
         if bad is not None:
+            code = format(ord(bad), "04X")
             raise HistoryError(number, Text("The line holds a control character (U+%(code)s): "
-                                            "names must be escaped.", code=f"{ord(bad):04X}"))
+                                            "names must be escaped.", code=code))
         stripped = line.strip()
         if not stripped or stripped.startswith(";"):
             return

@@ -22,7 +22,7 @@ EXAMPLES: dict[str, dict[str, int]] = {
     "kurkku": {"target": 10},
     "rassi": {"target": 12},
 }
-NAMES = ("Ann", "Bjørn", 'Siggi "the Fox"')
+NAMES = ("Ann", "Bjørn", 'Siggi "the Fox"')  # not shown
 _BLOCK = re.compile(r"(<!-- example (?P<preset>[a-z-]+) -->\n```text\n)(.*?)(```\n<!-- /example -->)", re.DOTALL)
 
 
