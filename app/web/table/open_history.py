@@ -29,6 +29,7 @@ from app.store import histories as store
 from app.store.db import session_scope
 from app.web.shared.address import client_address
 from app.web.state import get_manager, get_templates
+from app.web.table.look import BOT_SUFFIX, display_name
 from app.web.table.new_rooms import NewRooms
 from app.web.table.replay import _whole, story_context
 
@@ -142,7 +143,9 @@ def _opened_response(request: Request, manager: RoomManager, templates: Jinja2Te
     number = _whole(game) or 1
     story = stories[min(max(number, 1), len(stories)) - 1]
     chosen = games[story.number - 1]
-    ctx = story_context(story, list(story.players), _whole(step) or 0, _whole(deal), step is not None)
+    humans = frozenset(n for n in story.players if not n.endswith(BOT_SUFFIX))
+    names = [display_name(n, True, humans) for n in story.players]  # as the room's replay shows them
+    ctx = story_context(story, names, _whole(step) or 0, _whole(deal), step is not None)
     ctx |= {
         "slug": None,
         "preset": story.game.ruleset.name,
