@@ -11,6 +11,7 @@ from fastapi.responses import HTMLResponse, Response
 from app.club.hall_of_fame import shared_ranks
 from app.i18n import N_, _
 from app.parsing import strict_int
+from app.rules.ruleset import preset_title
 from app.store import club as store
 from app.store.db import session_scope
 from app.web.club import duplicate_view as dv
@@ -18,6 +19,8 @@ from app.web.club import night_data as cn
 from app.web.club.common import db_engine, nice_date, redirect, render
 from app.web.club.duplicate_pages import chart_view
 from app.web.club.night_games import games_by_night
+from app.web.club.rating_view import rating_chart
+from app.web.club.ratings import club_ratings
 
 router = APIRouter(prefix="/club", tags=["club"])
 
@@ -69,6 +72,8 @@ def player_page(request: Request, name: str) -> Response:
         raise HTTPException(status_code=404, detail=_("No such player"))
     if member.name != name:
         return redirect(f"/club/players/{quote(member.name)}", request)
+    rated = club_ratings(request).get(member.name)
+    rating = rating_chart(rated, title=_("%(name)s's rating, result by result", name=member.name)) if rated else None
     mine = [(n, n.placement.index(member.name) + 1) for n in played if member.name in n.placement]
     all_time = next((r for r in cn.table_for(played, None) if r.player == member.name), None)
     years = sorted({n.on.year for n, _ in mine}, reverse=True)
@@ -85,5 +90,6 @@ def player_page(request: Request, name: str) -> Response:
             "member": member, "mine": list(reversed(mine)), "all_time": all_time, "per_year": per_year,
             "chart": chart, "nice_date": nice_date, "games": games, "duplicate": duplicate,
             "hof": dict(zip(range(1, 10), (9, 8, 7, 6, 5, 4, 3, 2, 1), strict=True)),
+            "rated": rated, "rating_plot": rating, "preset_title": preset_title,
         },
     )
