@@ -9,7 +9,15 @@ from typing import Any
 
 from app.main import print_ratings
 from app.ratings.engine import MU, SIGMA
-from tests.club_web.helpers import NINE, add_members, become_elder, core, create_night, setup_form, token
+from tests.club_web.helpers import (
+    NINE,
+    add_members,
+    become_elder,
+    core,
+    create_night,
+    setup_form,
+    token,
+)
 
 WINNER, SECOND, THIRD = (27.869, 8.205), (25.717, 8.058), (21.414, 8.058)
 
@@ -50,7 +58,7 @@ def test_ratings_move_with_each_round_and_with_a_correction(client: Any, capsys:
             assert (shown_mu, shown_sigma, results) == (round(mu, 1), round(sigma, 2), 1), (table, name)
             assert rating == round(mu - 3 * sigma, 1)
     # per rule set: the winners' win, the first out's place 3, agurker (chair 0), bar røv at the Taberbord
-    stats = re.search(r"<h2>Gurka Night \(Danish club\)</h2>(.*?)</table>", page, re.S)[1]  # type: ignore[index]
+    stats = re.search(r"<h2>Gurka Night \(Danish club\)</h2>(.*?)</table>", page, re.DOTALL)[1]  # type: ignore[index]
     taber_winner = seating["taber"][2]
     assert re.search(rf">{taber_winner}</a></th><td class=\"num\">1</td><td class=\"num\">1</td>"
                      r"<td class=\"num\">1.00</td><td class=\"num\">0</td><td class=\"num\">1</td>", stats)

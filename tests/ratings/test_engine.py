@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from app.ratings.engine import MU, SIGMA, Result, rate, ranked
+from app.ratings.engine import MU, SIGMA, Result, ranked, rate
 
 T0 = datetime(2026, 11, 14, 15, 30, tzinfo=UTC)
 BETA = MU / 6
