@@ -53,7 +53,10 @@ def rating_chart(rated: Rated, *, title: str) -> RatingChart | None:
     step_v = 5 if span <= 30 else 10 if span <= 60 else 20
     upper = [f"{x(i):.1f},{y(m + 3 * s):.1f}" for i, (m, s) in enumerate(values)]
     lower = [f"{x(i):.1f},{y(m - 3 * s):.1f}" for i, (m, s) in reversed(list(enumerate(values)))]
-    every = max(1, (n + 5) // 6)
+    # the day under the first result of each day, at most about six of them
+    days = [p.on.date() for p in rated.history]
+    firsts = [i for i, d in enumerate(days, start=1) if i == 1 or d != days[i - 2]]
+    keep = set(firsts[:: max(1, (len(firsts) + 5) // 6)])
     points = []
     for i, p in enumerate(rated.history, start=1):
         points.append({
@@ -61,7 +64,7 @@ def rating_chart(rated: Rated, *, title: str) -> RatingChart | None:
             "label": _("%(day)s: place %(place)s of %(players)s, rating %(rating)s (μ %(mu)s, σ %(sigma)s)",
                        day=day(p.on, "short"), place=p.place, players=p.players, rating=f"{p.rating:.1f}",
                        mu=f"{p.mu:.1f}", sigma=f"{p.sigma:.1f}"),
-            "axis": day(p.on, "short") if i % every == 0 or i == n - 1 else "",
+            "axis": day(p.on, "short") if i in keep else "",
         })
     return RatingChart(
         title=title, width=width, height=height, left=left, right=right, top=top, bottom=bottom,
