@@ -117,6 +117,7 @@ def test_download_then_open_the_file_again(server: str, browser, shots: Path, tm
         phone.get_by_role("button", name="Åbn gennemgangen").click()
         phone.wait_for_url(re.compile(r".*/replay/[0-9a-f]{32}$"))
         assert phone.get_by_role("link", name="Download spillet (historikfil)").count() == 1
+        assert "Åbnet fra en historikfil" in phone.locator(".opened").inner_text()
         phone_checks.look(phone, "an opened file's replay on a phone, in Danish")
         phone.screenshot(path=str(shots / "history-05-phone-danish-opened.png"), full_page=True)
         checks.assert_clean()

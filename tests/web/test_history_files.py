@@ -85,6 +85,8 @@ def test_a_finished_game_downloads_and_opens_again_with_the_same_scores(web: Tes
             r"Step (\d+) of (\d+)", theirs.text).groups()
         assert "Opened from a history file" in mine.text and "Table talk" not in mine.text
         assert web.get(f"{where}/history.txt").content == got.content
+        danish = web.get(where, headers={"accept-language": "da"}).text
+        assert "Åbnet fra en historikfil" in danish and "Download spillet (historikfil)" in danish
     for p in players:
         p.close()
 
