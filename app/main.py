@@ -103,6 +103,7 @@ def cli(argv: list[str] | None = None) -> None:
     serve_cmd.add_argument("--port", type=int, help="port (default: PORT or 8000)")
     serve_cmd.add_argument("--reload", action="store_true", help="restart on code changes")
     commands.add_parser("migrate", help="upgrade the database schema to the latest revision")
+    commands.add_parser("ratings", help="recompute the club's ratings from the stored results, in order, and print them")
     args = parser.parse_args(argv)
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -110,6 +111,9 @@ def cli(argv: list[str] | None = None) -> None:
     if args.command == "migrate":
         upgrade(settings.database_url)
         print(f"Schema is up to date on {settings.database_url.split('@')[-1]}")
+        return
+    if args.command == "ratings":
+        print_ratings(settings)
         return
     overrides = {k: v for k, v in {"host": args.host, "port": args.port}.items() if v is not None}
     settings = settings.model_copy(update=overrides)
@@ -122,6 +126,24 @@ def cli(argv: list[str] | None = None) -> None:
 
     os.environ["HOST"], os.environ["PORT"] = settings.host, str(settings.port)
     serve(settings, reload=args.reload)
+
+
+def print_ratings(settings: Settings) -> None:
+    """The ratings table, recomputed from every stored result (the same results: the same table)."""
+    from app.ratings.engine import ranked, rate
+    from app.ratings.sources import all_results
+    from app.store.db import session_scope
+
+    engine = make_engine(settings.database_url)
+    try:
+        with session_scope(engine) as session:
+            results = all_results(session)
+    finally:
+        engine.dispose()
+    rows = ranked(rate(results))
+    print(f"{len(results)} results, {len(rows)} players (rating = mu - 3 sigma)")
+    for place, r in enumerate(rows, start=1):
+        print(f"{place:3d}  {r.rating:6.2f}  mu {r.mu:6.2f}  sigma {r.sigma:5.2f}  {r.games:4d}  {r.player}")
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ from sqlmodel import Field, Session, SQLModel, col, select
 
 from app.store.chat import RoomChat
 from app.store.room_writes import CommitJob, Event, VersionConflict, write_jobs
+from app.store.seat_members import SeatMember
 
 
 def _now() -> datetime:
@@ -154,7 +155,7 @@ def delete_idle_lobbies(session: Session, *, before: datetime, limit: int = 500)
                               .returning(col(Room.id)))
     ids = sorted(int(i) for i in claimed.scalars())
     if ids:
-        for table in (RoomChat, RoomEvent, RoomSeat):
+        for table in (RoomChat, RoomEvent, RoomSeat, SeatMember):
             session.execute(delete(table).where(col(table.room_id).in_(ids)))
         session.execute(delete(Room).where(col(Room.id).in_(ids)))
     return ids

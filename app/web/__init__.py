@@ -25,7 +25,7 @@ from app.web.shared.ids import ids_in_range
 from app.web.shared.language import ReaderLanguage
 from app.web.shared.language import router as language_router
 from app.web.state import manager_of, templates_of
-from app.web.table import pages, practice, rejoin, replay, websocket
+from app.web.table import history_files, open_history, pages, practice, rejoin, replay, websocket
 
 
 def install(app: FastAPI) -> None:
@@ -43,6 +43,8 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(pages.NoSuchRoom, pages.no_such_room)
     app.include_router(websocket.router)
     app.include_router(replay.router)
+    app.include_router(history_files.router)
+    app.include_router(open_history.router)
     app.include_router(club_router)
 
 

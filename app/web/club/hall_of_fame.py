@@ -15,6 +15,7 @@ from app.club.hall_of_fame import SORTS, hall_of_fame_table, shared_ranks, sorte
 from app.i18n import N_, _
 from app.i18n.jinja import day
 from app.parsing import strict_int
+from app.rules.ruleset import preset_title
 from app.store import members as member_store
 from app.store import night_replay
 from app.store.db import session_scope
@@ -22,6 +23,8 @@ from app.web.club import duplicate_view as dv
 from app.web.club.common import db_engine, nice_date, redirect, render
 from app.web.club.duplicate_pages import chart_view
 from app.web.club.night_games import games_by_night
+from app.web.club.rating_view import rating_chart
+from app.web.club.ratings import club_ratings
 
 router = APIRouter(prefix="/club", tags=["club"])
 
@@ -73,6 +76,8 @@ def player_page(request: Request, name: str) -> Response:
         raise HTTPException(status_code=404, detail=_("No such player"))
     if member.name != name:
         return redirect(f"/club/players/{quote(member.name)}", request)
+    rated = club_ratings(request).get(member.name)
+    rating = rating_chart(rated, title=_("%(name)s's rating, result by result", name=member.name)) if rated else None
     mine = [(n, n.placement.index(member.name) + 1) for n in played if member.name in n.placement]
     all_time = next((r for r in hall_of_fame_table([n.summary for n in played], None) if r.player == member.name), None)
     years = sorted({n.on.year for n, _ in mine}, reverse=True)
@@ -89,6 +94,7 @@ def player_page(request: Request, name: str) -> Response:
             "member": member, "mine": list(reversed(mine)), "all_time": all_time, "per_year": per_year,
             "chart": chart, "nice_date": nice_date, "games": games, "duplicate": duplicate,
             "hof": dict(zip(range(1, 10), (9, 8, 7, 6, 5, 4, 3, 2, 1), strict=True)),
+            "rated": rated, "rating_plot": rating, "preset_title": preset_title,
         },
     )
 

@@ -24,6 +24,7 @@ from app.web.shared.throttle import app_clock, wait_message
 from app.web.state import TEMPLATES_DIR, get_manager, get_templates, seat_table_context
 from app.web.table.bot_words import form_levels, level_choices
 from app.web.table.house_rules import HOUSE_RULES, option_label
+from app.web.table.member_seats import note_seat
 from app.web.table.new_rooms import Full, NewRooms
 from app.web.table.rejoin_panel import rejoin_panel
 from app.web.table.render import render_block
@@ -138,6 +139,7 @@ async def create_room(request: Request) -> Response:
         message = _house_rule_refused(str(message), form) or message
         ctx = _home_context(preset, form, message)
         return templates.TemplateResponse(request, "table/home.html", ctx, status_code=400)
+    await note_seat(request, room.id, room.host)
     response = RedirectResponse(f"/r/{room.slug}", status_code=303)
     set_seat_cookie(response, slug=room.slug, token=token, secure=request.app.state.settings.secure_cookies)
     return response
@@ -220,9 +222,10 @@ async def join(request: Request, slug: str, manager: ManagerDep, templates: Temp
         return RedirectResponse(f"/r/{slug}", status_code=303)
     form = await request.form()
     try:
-        _seat, token = await room.join(str(form.get("name", ""))[:MAX_FORM_FIELD])
+        seat, token = await room.join(str(form.get("name", ""))[:MAX_FORM_FIELD])
     except Refused as refused:
         return room_response(request, templates, room, error=text_of(refused), status_code=400)
+    await note_seat(request, room.id, seat)
     response = RedirectResponse(f"/r/{slug}", status_code=303)
     set_seat_cookie(response, slug=slug, token=token, secure=request.app.state.settings.secure_cookies)
     return response

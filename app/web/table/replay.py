@@ -6,6 +6,7 @@ with its score sheet and the table talk alongside. Built from the stored event l
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, Any
 
@@ -127,45 +128,53 @@ async def replay_page(request: Request, slug: str, manager: ManagerDep, template
     return await asyncio.to_thread(_replay_response, request, manager, templates, room, humans, game, step, deal)
 
 
-def _replay_response(request: Request, manager: RoomManager, templates: Jinja2Templates, room: LiveRoom,
-                     humans: frozenset[str], game: str | None, step: str | None, deal: str | None) -> Response:
-    slug = room.slug
+@dataclass(frozen=True)
+class Refusal:
+    message: str
+    status: int
+
+
+def refused_story(manager: RoomManager, room: LiveRoom) -> Refusal | None:
+    """Why no game of `room` may be shown now (a duplicate round still on somewhere), or None.
+    Blocking: call it off the event loop."""
     if manager.decks_secret(room.deck_key):
-        return _refused(request, templates, slug, ReplayText.round_on, 403)
-    events = _load(manager.db, room.id)
-    chat = manager.load_chat(room.id)
-    stories = build_stories(room.preset, room.options, events)
-    finished = [s for s in stories if s.over]
-    number, at = _whole(game), _whole(step) or 0
+        return Refusal(ReplayText.round_on, 403)
+    return None
+
+
+def pick_story(stories: list[GameStory], game: str | None) -> GameStory | Refusal:
+    """The finished game asked for (`?game=n`; none: the last finished one), or why not."""
+    number = _whole(game)
     if game is not None and number is None:
-        return _refused(request, templates, slug, ReplayText.no_such_game, 404)
+        return Refusal(ReplayText.no_such_game, 404)
     if number is None:
         if not stories:
-            return _refused(request, templates, slug, ReplayText.no_game, 404)
+            return Refusal(ReplayText.no_game, 404)
+        finished = [s for s in stories if s.over]
         if not finished:
-            return _refused(request, templates, slug, ReplayText.not_over, 403)
-        story = finished[-1]
-    else:
-        story_or_none = next((s for s in stories if s.number == number), None)
-        if story_or_none is None:
-            return _refused(request, templates, slug, ReplayText.no_such_game, 404)
-        if not story_or_none.over:
-            return _refused(request, templates, slug, ReplayText.not_over, 403)
-        story = story_or_none
-    deal_no = _whole(deal)
-    if step is None and deal_no is not None:  # `deal=k`: the step that deals deal k
+            return Refusal(ReplayText.not_over, 403)
+        return finished[-1]
+    story = next((s for s in stories if s.number == number), None)
+    if story is None:
+        return Refusal(ReplayText.no_such_game, 404)
+    if not story.over:
+        return Refusal(ReplayText.not_over, 403)
+    return story
+
+
+def story_context(story: GameStory, names: list[str], at: int, deal_no: int | None,
+                  step_given: bool) -> dict[str, Any]:
+    """What the replay viewer shows of `story` at step `at` (or at the step that deals deal
+    `deal_no` when no step was given): the same for a room's game and for an opened file."""
+    if not step_given and deal_no is not None:
         at = next((s.index for s in story.steps if s.action == "deal" and s.deal_no == deal_no), 0)
     i = min(max(at, 0), len(story.steps) - 1)
     current = story.steps[i]
-    names = [display_name(n, n.endswith(" (bot)"), humans) for n in story.players]
     actor = names[current.actor] if current.actor is not None else ""
     done_deals = [d for d in story.deal_log if d.deal_no < current.deal_no or current.deal_end is not None
                   and d.deal_no == current.deal_no]
-    ctx = {
-        "slug": slug,
-        "room": room,
+    return {
         "story": story,
-        "games": [s.number for s in finished],
         "step": current,
         "steps_total": len(story.steps),
         "names": names,
@@ -174,12 +183,36 @@ def _replay_response(request: Request, manager: RoomManager, templates: Jinja2Te
         "deal_starts": [(s.deal_no, s.index) for s in story.steps if s.action == "deal"],
         "score_sheet": score_rows(done_deals, len(names)),
         "final_rows": score_rows(story.deal_log, len(names)),
-        "chat_lines": _chat_of(story, chat, next((s.started_at for s in stories if s.number == story.number + 1),
-                                                 None)),
         "ranking": story.game.ranking or [],
         "final_scores": story.game.scores,
         "top_cards": [c for c in story.game.ruleset.top_cards if not c.startswith("X")],
         "target": story.game.ruleset.target,
+    }
+
+
+def _replay_response(request: Request, manager: RoomManager, templates: Jinja2Templates, room: LiveRoom,
+                     humans: frozenset[str], game: str | None, step: str | None, deal: str | None) -> Response:
+    slug = room.slug
+    refusal = refused_story(manager, room)
+    if refusal is not None:
+        return _refused(request, templates, slug, refusal.message, refusal.status)
+    events = _load(manager.db, room.id)
+    chat = manager.load_chat(room.id)
+    stories = build_stories(room.preset, room.options, events)
+    finished = [s for s in stories if s.over]
+    at = _whole(step) or 0
+    story = pick_story(stories, game)
+    if isinstance(story, Refusal):
+        return _refused(request, templates, slug, story.message, story.status)
+    names = [display_name(n, n.endswith(" (bot)"), humans) for n in story.players]
+    following = next((s.started_at for s in stories if s.number == story.number + 1), None)
+    ctx = story_context(story, names, at, _whole(deal), step is not None)
+    ctx |= {
+        "slug": slug,
+        "preset": room.preset,
+        "games": [s.number for s in finished],
+        "chat_lines": _chat_of(story, chat, following),
+        "download_url": f"/r/{slug}/history.txt?game={story.number}",
     }
     response = templates.TemplateResponse(request, "table/replay.html", ctx)
     response.headers["Cache-Control"] = "no-store"
