@@ -19,6 +19,7 @@ from fastapi import Depends, FastAPI
 from app.web.club import online as club_online
 from app.web.club import table_flow as club_flow
 from app.web.club.router import router as club_router
+from app.web.device import shell as device_shell
 from app.web.shared import errors
 from app.web.shared.headers import SecurityHeaders
 from app.web.shared.ids import ids_in_range
@@ -44,6 +45,7 @@ def install(app: FastAPI) -> None:
     app.include_router(websocket.router)
     app.include_router(replay.router)
     app.include_router(club_router)
+    app.include_router(device_shell.router)
 
 
 @asynccontextmanager
