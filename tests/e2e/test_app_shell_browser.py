@@ -13,7 +13,15 @@ import pytest
 
 from tests.e2e.conftest import ARGS, CHROMIUM
 from tests.e2e.page_checks import Checks
-from tests.e2e.test_home_night_browser import PHONE, chairs_of, elder_links, home, rows, shoot, tap_result
+from tests.e2e.test_home_night_browser import (
+    PHONE,
+    chairs_of,
+    elder_links,
+    home,
+    rows,
+    shoot,
+    tap_result,
+)
 from tests.resilience.tcp_proxy import ThreadedProxy
 from tests.waiting import wait_page, wait_selector, watch_page
 
