@@ -29,7 +29,7 @@ def manifest() -> dict[str, Any]:
     """The web app manifest, in the reader's language."""
     return {
         "id": "/",
-        "name": "Gurka online",
+        "name": "Gurka online",  # not shown (the brand, the same in every language)
         "short_name": "Gurka",
         "description": gettext("Play Gurka with your club, run Gurka Night and keep the Hall of Fame."),
         "lang": current_language(),
@@ -52,7 +52,7 @@ def manifest() -> dict[str, Any]:
 def web_manifest() -> Response:
     # Varies by the language cookie and Accept-Language: a shared cache must not mix them.
     return JSONResponse(manifest(), media_type="application/manifest+json",
-                        headers={"Cache-Control": "no-cache", "Vary": "Cookie, Accept-Language"})
+                        headers={"Cache-Control": "no-cache", "Vary": "Cookie, Accept-Language"})  # not shown
 
 
 @router.get("/service-worker.js", include_in_schema=False)

@@ -1,0 +1,125 @@
+"""The app's web push, wired into its life: the sender, the turn watch around the rooms' audience
+and the club watch, started with the room manager and stopped with it.
+
+Without a VAPID key (production with WEB_PUSH unset to false and no key: only `gurka serve`
+refuses that; an app built by `create_app` for a test or a bench simply has no push) or with
+WEB_PUSH=false, nothing here runs and the settings panel says web push is off.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Coroutine
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from fastapi import FastAPI
+
+from app.push import messages
+from app.push.keys import public_key
+from app.push.sender import Outgoing, PushSender
+from app.push.turns import Turn, TurnWatch, Visibility
+from app.store import push as store
+from app.store.db import session_scope
+from app.web.device import club_news
+from app.web.state import manager_of
+
+log = logging.getLogger("gurka.push")
+SENT_KEPT = timedelta(days=30)  # how long a sent message's key is kept (so it is not sent again)
+
+
+@dataclass
+class PushService:
+    sender: PushSender
+    visibility: Visibility
+    watch: TurnWatch
+    public_key: str
+    tasks: set[asyncio.Task[None]] = field(default_factory=set)
+    linked: set[tuple[str, int, str]] = field(default_factory=set)  # (device, room, seat) known linked
+
+    def spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.create_task(coro)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+
+def push_of(app: FastAPI) -> PushService | None:
+    found: PushService | None = getattr(app.state, "push", None)
+    return found
+
+
+def start(app: FastAPI) -> None:
+    """Start web push for `app` (before its room manager starts), or leave it off."""
+    settings = app.state.settings
+    app.state.push = None
+    if not settings.web_push:
+        return
+    if not settings.vapid_private_key:
+        log.warning("web push is off: VAPID_PRIVATE_KEY is not set (gurka vapid-keys makes one)")
+        return
+    engine = app.state.engine
+    sender = PushSender(engine=engine, private_key=settings.vapid_private_key, subject=settings.vapid_subject,
+                        allow_loopback=settings.push_allow_loopback, queue_size=settings.push_queue)
+    sender.start()
+    manager = manager_of(app)
+    visibility = Visibility()
+
+    def notify(turn: Turn) -> None:
+        service.spawn(_tell_turn(app, service, turn))
+
+    watch = TurnWatch(manager.audience, delay=settings.push_turn_delay, visibility=visibility, notify=notify)
+    manager.audience = watch
+    service = PushService(sender, visibility, watch, public_key(settings.vapid_private_key))
+    app.state.push = service
+    service.spawn(_club_loop(app, service, settings.push_club_every))
+
+
+async def stop(app: FastAPI) -> None:
+    service = push_of(app)
+    if service is None:
+        return
+    service.watch.stop()
+    for task in list(service.tasks):
+        task.cancel()
+    await asyncio.gather(*service.tasks, return_exceptions=True)
+    await service.sender.stop()
+
+
+def _turn_items(app: FastAPI, turn: Turn) -> list[Outgoing]:
+    """The messages for a turn, if this process is the first to claim it (runs in a thread)."""
+    with session_scope(app.state.engine) as session:
+        if not store.claim(session, key=f"turn:{turn.room_id}:{turn.since}:{turn.seat}"):
+            return []
+        rows = store.for_seat(session, room_id=turn.room_id, token_hash=turn.token_hash, topic="turn")
+        return [Outgoing.to(row, messages.your_turn(turn.slug), urgency="high") for row in rows]
+
+
+async def _tell_turn(app: FastAPI, service: PushService, turn: Turn) -> None:
+    try:
+        items = await asyncio.to_thread(_turn_items, app, turn)
+    except Exception:
+        log.exception("your-turn push for room %s", turn.room_id)
+        return
+    service.sender.offer(items)
+
+
+async def _club_loop(app: FastAPI, service: PushService, every: float) -> None:
+    """Look at the club now and then: rounds opened, nights done, date polls."""
+    pruned = datetime.min.replace(tzinfo=UTC)
+    while True:
+        try:
+            items = await asyncio.to_thread(club_news.collect, app.state.engine)
+            service.sender.offer(items)
+            if datetime.now(UTC) - pruned > timedelta(hours=1):
+                pruned = datetime.now(UTC)
+                await asyncio.to_thread(_prune, app)
+        except Exception:
+            log.exception("club push")
+        await asyncio.sleep(every)
+
+
+def _prune(app: FastAPI) -> None:
+    with session_scope(app.state.engine) as session:
+        store.prune_sent(session, before=datetime.now(UTC) - SENT_KEPT)
