@@ -121,7 +121,7 @@ class PushService:
             def log_message(self, *args: Any) -> None:
                 return None
 
-            def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+            def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
                 status = service.take(self.path, dict(self.headers.items()), body)
                 self.send_response(status)
