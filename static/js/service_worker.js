@@ -105,14 +105,25 @@ self.addEventListener("push", function (event) {
   }));
 });
 
-self.addEventListener("notificationclick", function (event) {
-  event.notification.close();
-  var path = (event.notification.data && event.notification.data.url) || "/";
+// A click opens the message's page: its window if one shows it already, else a window of ours
+// taken there, else a new one.
+function openPage(path) {
   var target = new URL(path, self.location.origin).href;
-  event.waitUntil(self.clients.matchAll({ type: "window", includeUncontrolled: true }).then(function (list) {
+  return self.clients.matchAll({ type: "window", includeUncontrolled: true }).then(function (list) {
     for (var i = 0; i < list.length; i++) {
-      if (list[i].url === target && "focus" in list[i]) return list[i].focus();
+      if (list[i].url === target) return list[i].focus().catch(function () { return list[i]; });
+    }
+    var ours = list.filter(function (client) { return "navigate" in client; })[0];
+    if (ours) {
+      return ours.navigate(target).then(function (client) {
+        return client ? client.focus().catch(function () { return client; }) : self.clients.openWindow(target);
+      });
     }
     return self.clients.openWindow(target);
-  }));
+  });
+}
+
+self.addEventListener("notificationclick", function (event) {
+  event.notification.close();
+  event.waitUntil(openPage((event.notification.data && event.notification.data.url) || "/"));
 });

@@ -92,3 +92,24 @@ def test_a_subscription_must_point_to_a_public_https_push_service(tmp_path: Any,
         assert answer.status_code == 400
         with session_scope(web.app.state.engine) as session:  # type: ignore[attr-defined]
             assert session.exec(store.select(store.PushSubscription)).all() == []
+
+
+def test_the_settings_panel_chooses_and_turns_everything_off(pushing: TestClient, push_service: PushService) -> None:
+    web = pushing
+    page = web.get("/push", headers={"Accept-Language": "fi"}).text
+    assert "Ilmoitukset tässä laitteessa" in page and "Ota ilmoitukset käyttöön tässä laitteessa" in page
+    assert 'name="topic"' not in page  # no choices before the device is subscribed
+    _browser, subscription = push_service.device("phone")
+    assert web.post("/push/subscriptions", json={"subscription": subscription}).status_code == 200
+    answer = web.post("/push/settings", data={"topic": ["dates", "nonsense"]}, follow_redirects=False)
+    assert answer.status_code == 303 and answer.headers["location"] == "/push?saved=1"
+    with session_scope(web.app.state.engine) as session:  # type: ignore[attr-defined]
+        [row] = session.exec(store.select(store.PushSubscription)).all()
+        assert row.topic_set == {"dates"}
+    page = web.get("/push").text
+    assert 'value="dates" checked' in page and 'value="turn" checked' not in page
+    answer = web.post("/push/off", follow_redirects=False)
+    assert answer.status_code == 303 and 'gurka_push=""' in answer.headers["set-cookie"]
+    with session_scope(web.app.state.engine) as session:  # type: ignore[attr-defined]
+        assert session.exec(store.select(store.PushSubscription)).all() == []
+    assert "This device gets no notifications yet." in web.get("/push").text
