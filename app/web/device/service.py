@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -37,12 +38,18 @@ class PushService:
     watch: TurnWatch
     public_key: str
     tasks: set[asyncio.Task[None]] = field(default_factory=set)
+    # the database work of push (look-ups, claims) in threads of its own: a burst of turns never
+    # queues ahead of the rooms' commits and the pages' queries in the loop's default pool
+    db: ThreadPoolExecutor = field(default_factory=lambda: ThreadPoolExecutor(max_workers=2, thread_name_prefix="push-db"))
     linked: set[tuple[str, int, str]] = field(default_factory=set)  # (device, room, seat) known linked
 
     def spawn(self, coro: Coroutine[Any, Any, None]) -> None:
         task = asyncio.create_task(coro)
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
+
+    async def in_db_thread(self, fn: Callable[..., Any], *args: Any) -> Any:
+        return await asyncio.get_running_loop().run_in_executor(self.db, fn, *args)
 
 
 def push_of(app: FastAPI) -> PushService | None:
@@ -85,20 +92,21 @@ async def stop(app: FastAPI) -> None:
         task.cancel()
     await asyncio.gather(*service.tasks, return_exceptions=True)
     await service.sender.stop()
+    service.db.shutdown(wait=False, cancel_futures=True)
 
 
 def _turn_items(app: FastAPI, turn: Turn) -> list[Outgoing]:
     """The messages for a turn, if this process is the first to claim it (runs in a thread)."""
     with session_scope(app.state.engine) as session:
-        if not store.claim(session, key=f"turn:{turn.room_id}:{turn.since}:{turn.seat}"):
-            return []
         rows = store.for_seat(session, room_id=turn.room_id, token_hash=turn.token_hash, topic="turn")
+        if not rows or not store.claim(session, key=f"turn:{turn.room_id}:{turn.since}:{turn.seat}"):
+            return []  # nobody to tell (no write then), or another process told them
         return [Outgoing.to(row, messages.your_turn(turn.slug), urgency="high") for row in rows]
 
 
 async def _tell_turn(app: FastAPI, service: PushService, turn: Turn) -> None:
     try:
-        items = await asyncio.to_thread(_turn_items, app, turn)
+        items = await service.in_db_thread(_turn_items, app, turn)
     except Exception:
         log.exception("your-turn push for room %s", turn.room_id)
         return
@@ -110,11 +118,11 @@ async def _club_loop(app: FastAPI, service: PushService, every: float) -> None:
     pruned = datetime.min.replace(tzinfo=UTC)
     while True:
         try:
-            items = await asyncio.to_thread(club_news.collect, app.state.engine)
+            items = await service.in_db_thread(club_news.collect, app.state.engine)
             service.sender.offer(items)
             if datetime.now(UTC) - pruned > timedelta(hours=1):
                 pruned = datetime.now(UTC)
-                await asyncio.to_thread(_prune, app)
+                await service.in_db_thread(_prune, app)
         except Exception:
             log.exception("club push")
         await asyncio.sleep(every)
