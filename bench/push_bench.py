@@ -30,6 +30,8 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +71,24 @@ def push_service_process(public: str, names: list[str], conn: Any, arrivals: Any
     conn.send(subs)
     conn.recv()  # until the bench says stop
     service.close()
+
+
+@contextmanager
+def fresh_database(server_url: str) -> Iterator[str]:
+    """A new database on that Postgres server for this run, dropped after."""
+    import psycopg
+    from sqlalchemy.engine import make_url
+
+    admin = make_url(server_url)
+    name = f"gurka_push_bench_{secrets.token_hex(4)}"
+    dsn = admin.set(drivername="postgresql").render_as_string(hide_password=False)
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield admin.set(database=name).render_as_string(hide_password=False)
+    finally:
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 def pct(values: list[float], q: float) -> float:
@@ -126,8 +146,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     proc = mp.Process(target=push_service_process, args=(public_key(private), names, child, arrivals), daemon=True)
     proc.start()
     subs: dict[str, dict[str, Any]] = parent.recv()
-    with tempfile.TemporaryDirectory(prefix="gurka-push-") as tmp:
-        url = args.database_url or f"sqlite:///{tmp}/push.db"
+    with tempfile.TemporaryDirectory(prefix="gurka-push-") as tmp, ExitStack() as stack:
+        url = (stack.enter_context(fresh_database(args.database_url)) if args.database_url
+               else f"sqlite:///{tmp}/push.db")
         settings = Settings(database_url=url, secret_key=new_secret(), vapid_private_key=private,
                             push_allow_loopback=True, push_turn_delay=0, push_queue=max(5000, 2 * args.devices),
                             bot_delay=0, deal_pause=0, gc_pacing=False, push_club_every=3600)

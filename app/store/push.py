@@ -10,6 +10,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from sqlalchemy import Column, Text, UniqueConstraint, delete
+from sqlalchemy.dialects.postgresql import insert as postgres_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Field, Session, SQLModel, col, select
 
@@ -119,6 +121,24 @@ def for_seat(session: Session, *, room_id: int, token_hash: str, topic: str) -> 
     return [r for r in rows if topic in r.topic_set]
 
 
+def for_seats(session: Session, *, seats: list[tuple[int, str]], topic: str) -> dict[tuple[int, str], list[PushSubscription]]:
+    """`for_seat` for many seats (room id, token hash) in one query."""
+    wanted = set(seats)
+    if not wanted:
+        return {}
+    found: dict[tuple[int, str], list[PushSubscription]] = {}
+    rooms = sorted({room for room, _ in wanted})
+    for start in range(0, len(rooms), 500):
+        rows = session.exec(select(PushSeat, PushSubscription)
+                            .join(PushSubscription, col(PushSeat.subscription_id) == PushSubscription.id)
+                            .where(col(PushSeat.room_id).in_(rooms[start:start + 500]))).all()
+        for seat, sub in rows:
+            key = (seat.room_id, seat.token_hash)
+            if key in wanted and topic in sub.topic_set:
+                found.setdefault(key, []).append(sub)
+    return found
+
+
 def for_members(session: Session, *, member_ids: list[int], topic: str) -> list[PushSubscription]:
     """The devices of these club members that want to hear about `topic`."""
     if not member_ids:
@@ -136,6 +156,17 @@ def claim(session: Session, *, key: str) -> bool:
     except IntegrityError:
         return False
     return True
+
+
+def claim_many(session: Session, *, keys: list[str]) -> set[str]:
+    """The keys of `keys` that this caller claims first (one statement; the others were claimed)."""
+    if not keys:
+        return set()
+    dialect = session.get_bind().dialect.name
+    insert = postgres_insert if dialect == "postgresql" else sqlite_insert
+    statement = (insert(PushSent).values([{"key": k[:200], "at": _now()} for k in keys])
+                 .on_conflict_do_nothing(index_elements=["key"]).returning(col(PushSent.key)))
+    return {row[0] for row in session.execute(statement)}
 
 
 def prune_sent(session: Session, *, before: datetime) -> None:

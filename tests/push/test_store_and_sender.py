@@ -60,6 +60,11 @@ def test_the_store_keeps_a_device_its_seats_and_its_choices(engine: Engine, push
     with session_scope(engine) as session:
         assert store.claim(session, key="turn:7:12:0") is False  # another one (another process)
         assert store.claim(session, key="turn:7:13:0") is True
+        assert store.claim_many(session, keys=["turn:7:13:0", "turn:7:14:0", "turn:7:15:1"]) == {
+            "turn:7:14:0", "turn:7:15:1"}
+        assert store.claim_many(session, keys=["turn:7:14:0"]) == set()
+        found = store.for_seats(session, seats=[(7, "t" * 64), (7, "u" * 64), (8, "t" * 64)], topic="turn")
+        assert {k: [r.id for r in v] for k, v in found.items()} == {(7, "t" * 64): [row.id]}
         store.delete_subscription(session, subscription_id=row.id)  # type: ignore[arg-type]
     with session_scope(engine) as session:
         assert session.exec(select(store.PushSeat)).all() == []

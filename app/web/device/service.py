@@ -42,6 +42,8 @@ class PushService:
     # queues ahead of the rooms' commits and the pages' queries in the loop's default pool
     db: ThreadPoolExecutor = field(default_factory=lambda: ThreadPoolExecutor(max_workers=2, thread_name_prefix="push-db"))
     linked: set[tuple[str, int, str]] = field(default_factory=set)  # (device, room, seat) known linked
+    due: list[Turn] = field(default_factory=list)  # turns to tell, waiting for the database
+    telling: bool = False
 
     def spawn(self, coro: Coroutine[Any, Any, None]) -> None:
         task = asyncio.create_task(coro)
@@ -74,7 +76,10 @@ def start(app: FastAPI) -> None:
     visibility = Visibility()
 
     def notify(turn: Turn) -> None:
-        service.spawn(_tell_turn(app, service, turn))
+        service.due.append(turn)
+        if not service.telling:  # one task tells every turn due meanwhile, in one transaction
+            service.telling = True
+            service.spawn(_tell_turns(app, service))
 
     watch = TurnWatch(manager.audience, delay=settings.push_turn_delay, visibility=visibility, notify=notify)
     manager.audience = watch
@@ -95,22 +100,31 @@ async def stop(app: FastAPI) -> None:
     service.db.shutdown(wait=False, cancel_futures=True)
 
 
-def _turn_items(app: FastAPI, turn: Turn) -> list[Outgoing]:
-    """The messages for a turn, if this process is the first to claim it (runs in a thread)."""
+def _turn_items(app: FastAPI, turns: list[Turn]) -> list[Outgoing]:
+    """The messages for these turns, each claimed first (runs in a thread). A turn whose seat has
+    no device costs a read and no write; a turn another process claimed is not told again."""
     with session_scope(app.state.engine) as session:
-        rows = store.for_seat(session, room_id=turn.room_id, token_hash=turn.token_hash, topic="turn")
-        if not rows or not store.claim(session, key=f"turn:{turn.room_id}:{turn.since}:{turn.seat}"):
-            return []  # nobody to tell (no write then), or another process told them
-        return [Outgoing.to(row, messages.your_turn(turn.slug), urgency="high") for row in rows]
+        devices = store.for_seats(session, seats=[(t.room_id, t.token_hash) for t in turns], topic="turn")
+        told = [t for t in turns if devices.get((t.room_id, t.token_hash))]
+        keys = {f"turn:{t.room_id}:{t.since}:{t.seat}": t for t in told}
+        mine = store.claim_many(session, keys=list(keys))
+        return [Outgoing.to(row, messages.your_turn(turn.slug), urgency="high")
+                for key, turn in keys.items() if key in mine
+                for row in devices[(turn.room_id, turn.token_hash)]]
 
 
-async def _tell_turn(app: FastAPI, service: PushService, turn: Turn) -> None:
+async def _tell_turns(app: FastAPI, service: PushService) -> None:
     try:
-        items = await service.in_db_thread(_turn_items, app, turn)
-    except Exception:
-        log.exception("your-turn push for room %s", turn.room_id)
-        return
-    service.sender.offer(items)
+        while service.due:
+            batch, service.due = service.due[:500], service.due[500:]
+            try:
+                items = await service.in_db_thread(_turn_items, app, batch)
+            except Exception:
+                log.exception("your-turn push for %d turn(s)", len(batch))
+                continue
+            service.sender.offer(items)
+    finally:
+        service.telling = False
 
 
 async def _club_loop(app: FastAPI, service: PushService, every: float) -> None:
