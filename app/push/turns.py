@@ -31,33 +31,36 @@ VISIBLE_FOR = 45.0  # seconds a page's "visible" holds without a new one (pages 
 
 
 class Visibility:
-    """Which pages of which seats are visible now, as the pages say (in this process)."""
+    """Which pages of which seats are visible now, as the pages say (in this process).
+
+    Each report carries the page's own count (`n`): a report that arrives after a newer one of
+    the same page (requests overtake each other: the "visible" of a page's load and the "hidden"
+    of its leaving) changes nothing."""
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self.clock = clock
-        self.pages: dict[tuple[int, str], dict[str, float]] = {}
+        # (room id, token hash) -> page -> (its latest count, visible until, forgotten at)
+        self.pages: dict[tuple[int, str], dict[str, tuple[int, float, float]]] = {}
 
-    def report(self, room_id: int, token_hash: str, page: str, visible: bool) -> None:
+    def report(self, room_id: int, token_hash: str, page: str, visible: bool, n: int = 0) -> None:
+        now = self.clock()
         pages = self.pages.setdefault((room_id, token_hash), {})
-        if visible:
-            pages[page] = self.clock() + VISIBLE_FOR
-        else:
-            pages.pop(page, None)
+        known = pages.get(page)
+        if known is not None and n <= known[0] and n:
+            return  # an older report, overtaken by a newer one
+        pages[page] = (n, now + VISIBLE_FOR if visible else 0.0, now + 2 * VISIBLE_FOR)
+        for old in [p for p, (_n, _until, forget) in pages.items() if forget <= now]:
+            del pages[old]
         if len(pages) > 16:  # one seat's pages: drop the ones that went quiet first
-            for stale in sorted(pages, key=pages.__getitem__)[: len(pages) - 16]:
+            for stale in sorted(pages, key=lambda p: pages[p][2])[: len(pages) - 16]:
                 del pages[stale]
-        if not pages:
-            del self.pages[(room_id, token_hash)]
 
     def any_visible(self, room_id: int, token_hash: str) -> bool:
         pages = self.pages.get((room_id, token_hash))
         if not pages:
             return False
         now = self.clock()
-        for page, until in list(pages.items()):
-            if until <= now:
-                del pages[page]
-        return bool(pages)
+        return any(until > now for _n, until, _forget in pages.values())
 
 
 @dataclass(frozen=True, slots=True)

@@ -63,14 +63,17 @@
     if (!match) return;
     var url = "/r/" + match[1] + "/visible";
     var page = Math.random().toString(36).slice(2) + Date.now().toString(36);
+    var count = 0;  // the server keeps the newest report of each page, whatever order they arrive in
     function report() {
-      var body = JSON.stringify({ page: page, visible: document.visibilityState === "visible" });
+      count += 1;
+      var body = JSON.stringify({ page: page, n: count, visible: document.visibilityState === "visible" });
       fetch(url, { method: "POST", credentials: "same-origin", keepalive: true,
                    headers: { "Content-Type": "application/json" }, body: body }).catch(function () {});
     }
     document.addEventListener("visibilitychange", report);
     addEventListener("pagehide", function () {
-      var body = JSON.stringify({ page: page, visible: false });
+      count += 1;
+      var body = JSON.stringify({ page: page, n: count, visible: false });
       if (navigator.sendBeacon) navigator.sendBeacon(url, new Blob([body], { type: "application/json" }));
     });
     setInterval(function () { if (document.visibilityState === "visible") report(); }, HEARTBEAT_MS);

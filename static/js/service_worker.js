@@ -34,7 +34,9 @@ self.addEventListener("activate", function (event) {
   event.waitUntil(caches.keys().then(function (names) {
     return Promise.all(names.filter(function (name) { return name.indexOf(VERSION) !== 0; })
       .map(function (name) { return caches.delete(name); }));
-  }).then(function () { return self.clients.claim(); }));
+  }));
+  // No clients.claim(): a page loaded without the worker stays so until its next load, so a page
+  // never changes hands while it is being used.
 });
 
 function keepPage(path, response) {

@@ -95,3 +95,12 @@ def test_a_visible_report_runs_out_when_the_page_goes_quiet() -> None:
     assert seen.any_visible(1, "h") and not seen.any_visible(1, "other") and not seen.any_visible(2, "h")
     now[0] += 46  # no heartbeat for longer than a page's "visible" holds (a crashed tab)
     assert not seen.any_visible(1, "h")
+
+
+def test_a_report_overtaken_by_a_newer_one_of_the_same_page_changes_nothing() -> None:
+    seen = Visibility()
+    seen.report(1, "h", "p", False, 2)  # the page's leaving arrives first
+    seen.report(1, "h", "p", True, 1)  # then the "visible" of its load, sent before it
+    assert not seen.any_visible(1, "h")
+    seen.report(1, "h", "p", True, 3)
+    assert seen.any_visible(1, "h")

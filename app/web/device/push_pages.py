@@ -170,7 +170,9 @@ async def visible(request: Request, slug: str) -> Response:
     if not page:
         return Response(status_code=204)
     token_hash = hash_token(token)
-    service.visibility.report(room.state.id, token_hash, page, data.get("visible") is True)
+    said = data.get("n")
+    count = said if isinstance(said, int) and 0 <= said < 2**31 else 0
+    service.visibility.report(room.state.id, token_hash, page, data.get("visible") is True, count)
     found = device_hash(request)
     link = (found or "", room.state.id, token_hash)
     if (found is not None and link not in service.linked
