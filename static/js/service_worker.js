@@ -6,8 +6,9 @@
 //   with no network the kept page is shown, and the page's own outbox (static/js/table_phone.js,
 //   localStorage) sends its results when the connection is back. Whenever the changing part
 //   changes, the kept page is fetched again, so a reload offline shows the latest round.
-// - The site's static files are kept too (stale while revalidate), so the kept page has its
-//   style sheets and scripts; any other page with no network shows /offline.
+// - The static files of those pages are kept too (stale while revalidate), so the kept page has
+//   its style sheets and scripts; other pages' files are left to the network and the browser's
+//   cache. Any other page with no network shows /offline.
 // - Web push: a message becomes a notification (title, body, the page to open), and a click
 //   opens that page or brings its window forward.
 "use strict";
@@ -80,6 +81,12 @@ function staticFile(request) {
   });
 }
 
+function keptPage(referrer) {
+  if (!referrer) return false;
+  var from = new URL(referrer);
+  return from.origin === self.location.origin && (PHONE_PAGE.test(from.pathname) || from.pathname === "/offline");
+}
+
 self.addEventListener("fetch", function (event) {
   var request = event.request;
   if (request.method !== "GET") return;
@@ -88,7 +95,12 @@ self.addEventListener("fetch", function (event) {
   var fresh = PHONE_FRESH.exec(url.pathname);
   if (fresh) { event.respondWith(phoneFresh(request, fresh[1])); return; }
   if (PHONE_PAGE.test(url.pathname)) { event.respondWith(phonePage(request, url.pathname)); return; }
-  if (url.pathname.indexOf("/static/") === 0) { event.respondWith(staticFile(request)); return; }
+  // Static files only for the pages that must work with no network (a table phone, /offline):
+  // every other page gets its files from the network and the browser's cache, untouched.
+  if (url.pathname.indexOf("/static/") === 0 && keptPage(request.referrer)) {
+    event.respondWith(staticFile(request));
+    return;
+  }
   if (request.mode === "navigate") {
     event.respondWith(fetch(request).catch(function () { return caches.match("/offline"); }));
   }
