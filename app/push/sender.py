@@ -101,6 +101,7 @@ class PushSender:
 
     def start(self) -> None:
         self.tasks = [asyncio.create_task(self._work(), name=f"push-{i}") for i in range(self.workers)]
+        self._executor().submit(_ready)  # the process starts now, not with the first message
 
     async def stop(self) -> None:
         for task in [*self.tasks, *self.later]:
@@ -175,6 +176,10 @@ def _init_process(private_key: str, subject: str, allow_loopback: bool, timeout:
     _PROCESS.update(vapid=Vapid02.from_raw(private_key.encode()), subject=subject, allow_loopback=allow_loopback,
                     timeout=timeout, local=threading.local(),
                     threads=ThreadPoolExecutor(max_workers=POSTS_AT_ONCE, thread_name_prefix="post"))
+
+
+def _ready() -> bool:
+    return True
 
 
 def _deliver_all(batch: list[Outgoing]) -> list[str]:
