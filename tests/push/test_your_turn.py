@@ -113,3 +113,16 @@ def test_the_settings_panel_chooses_and_turns_everything_off(pushing: TestClient
     with session_scope(web.app.state.engine) as session:  # type: ignore[attr-defined]
         assert session.exec(store.select(store.PushSubscription)).all() == []
     assert "This device gets no notifications yet." in web.get("/push").text
+
+
+def test_oversized_bodies_are_refused_unread(pushing: TestClient) -> None:
+    answer = pushing.post("/push/subscriptions", content=b"{" + b" " * 100_000 + b"}",
+                          headers={"Content-Type": "application/json"})
+    assert answer.status_code == 413 and "too long" in answer.json()["message"]
+    slug = practice(pushing)
+    big = b'{"page": "p", "n": 1, "visible": true, "pad": "' + b"x" * 10_000 + b'"}'
+    assert pushing.post(f"/r/{slug}/visible", content=big).status_code == 204
+    visibility = pushing.app.state.push.visibility  # type: ignore[attr-defined]
+    assert visibility.pages == {}  # not taken
+    seen(pushing, slug, visible=True)
+    assert len(visibility.pages) == 1  # a report of a normal size is

@@ -77,6 +77,16 @@ def push_page(request: Request, saved: str = "") -> Response:
     return templates_of(request.app).TemplateResponse(request, "device/push.html", ctx)
 
 
+async def _body(request: Request, limit: int) -> bytes | None:
+    """The request's body, or None once it is longer than `limit` (read no further)."""
+    raw = b""
+    async for chunk in request.stream():
+        raw += chunk
+        if len(raw) > limit:
+            return None
+    return raw
+
+
 def _refuse(message: str, status: int = 400) -> JSONResponse:
     return JSONResponse({"ok": False, "message": message}, status_code=status)
 
@@ -86,8 +96,8 @@ async def subscribe(request: Request) -> Response:
     """The page's script posts its browser's `PushSubscription` (JSON) here."""
     if push_of(request.app) is None:
         return _refuse(gettext("Web push is off on this server."), 409)
-    raw = await request.body()
-    if len(raw) > MAX_BODY:
+    raw = await _body(request, MAX_BODY)
+    if raw is None:
         return _refuse(gettext("This push subscription is too long."), 413)
     wait = _subscribe_throttle(request).attempt([client_address(request)])
     if wait > 0:
@@ -161,9 +171,9 @@ async def visible(request: Request, slug: str) -> Response:
     room = manager_of(request.app).get(slug)
     if service is None or token is None or room is None or room.seat_for_token(token) is None:
         return Response(status_code=204)
-    raw = await request.body()
+    raw = await _body(request, 256)
     try:
-        data = json.loads(raw) if len(raw) <= 256 else {}
+        data = json.loads(raw) if raw is not None else {}
     except ValueError:
         data = {}
     page = str(data.get("page", ""))[:PAGE_ID] if isinstance(data, dict) else ""
