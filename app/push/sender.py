@@ -21,7 +21,7 @@ import asyncio
 import logging
 import multiprocessing
 from collections import Counter
-from concurrent.futures import BrokenExecutor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import BrokenExecutor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -78,6 +78,7 @@ class PushSender:
         self.tasks: list[asyncio.Task[None]] = []
         self.later: set[asyncio.Task[None]] = set()  # retries waiting for their time
         self.busy = 0
+        self.warm: Future[bool] | None = None
 
     # ------------------------------------------------------------------ the queue
     def offer(self, items: list[Outgoing]) -> int:
@@ -101,7 +102,7 @@ class PushSender:
 
     def start(self) -> None:
         self.tasks = [asyncio.create_task(self._work(), name=f"push-{i}") for i in range(self.workers)]
-        self._executor().submit(_ready)  # the process starts now, not with the first message
+        self.warm = self._executor().submit(_ready)  # the process starts now, not with the first message
 
     async def stop(self) -> None:
         for task in [*self.tasks, *self.later]:

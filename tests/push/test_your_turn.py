@@ -51,6 +51,8 @@ def test_a_hidden_seat_gets_one_your_turn_per_turn_and_a_visible_one_none(
     wait_until(lambda: my_turn(web, slug), what="the player's turn")
     time.sleep(1.0)  # three times the delay: a visible page gets no message
     assert push_service.received == []
+    sender = web.app.state.push.sender  # type: ignore[attr-defined]
+    wait_until(lambda: sender.warm.done(), what="the sender's process started", timeout=60)
 
     started = time.monotonic()
     seen(web, slug, visible=False)  # the page is hidden now
