@@ -14,6 +14,13 @@ from fastapi.staticfiles import StaticFiles
 
 from app import gc_pacing, web
 from app.bot_pool import BotPool
+from app.push.keys import (
+    MissingVapidKey,
+    new_private_key,
+    public_key,
+    refuse_without_key,
+    with_vapid,
+)
 from app.rooms.clock import Clock
 from app.secret_key import UnsafeSecret, with_secret
 from app.settings import Settings
@@ -35,7 +42,7 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
     """Build the app: schema upgraded, engine, templates, static files and every router.
     `clock`: the rooms' clock (turn timers, pauses); tests pass a `FakeClock`.
     Refuses (UnsafeSecret) to build an app whose SECRET_KEY anyone could know."""
-    settings = with_secret(settings or Settings())
+    settings = with_vapid(with_secret(settings or Settings()))
     upgrade(settings.database_url)
 
     @asynccontextmanager
@@ -104,9 +111,14 @@ def cli(argv: list[str] | None = None) -> None:
     serve_cmd.add_argument("--reload", action="store_true", help="restart on code changes")
     commands.add_parser("migrate", help="upgrade the database schema to the latest revision")
     commands.add_parser("ratings", help="recompute the club's ratings from the stored results, in order, and print them")
+    commands.add_parser("vapid-keys", help="print a new VAPID key pair for web push (VAPID_PRIVATE_KEY)")
     args = parser.parse_args(argv)
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if args.command == "vapid-keys":
+        private = new_private_key()
+        print(f"VAPID_PRIVATE_KEY={private}\n# public key (browsers get it from the app): {public_key(private)}")
+        return
     settings = Settings()
     if args.command == "migrate":
         upgrade(settings.database_url)
@@ -121,6 +133,10 @@ def cli(argv: list[str] | None = None) -> None:
         with_secret(settings)
     except UnsafeSecret as unsafe:
         parser.exit(2, f"{unsafe}\n")
+    try:  # and web push needs its key (unless switched off)
+        refuse_without_key(settings)
+    except MissingVapidKey as missing:
+        parser.exit(2, f"{missing}\n")
     # uvicorn builds the app from the environment in its own process: pass overrides down.
     import os
 

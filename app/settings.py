@@ -84,6 +84,32 @@ class Settings(BaseSettings):
         description="A room that never started and that nobody has had open for this long is deleted "
         "(0: never). Club tables never are.",
     )
+    web_push: bool = Field(
+        default=True,
+        description="Web push (your turn, Gurka Night rounds, date polls); false: none, and no VAPID key needed.",
+    )
+    vapid_private_key: str = Field(
+        default="",
+        description="The VAPID key that signs web push messages (base64url, P-256): `gurka vapid-keys` makes "
+        "one. `gurka serve` refuses to start without it unless WEB_PUSH=false; in development it is made "
+        "once and kept in .vapid_key.",
+    )
+    vapid_subject: str = Field(
+        default="mailto:webpush@gurka.invalid",
+        description="Who push services may contact about our messages: mailto:you@example.org or https://…",
+    )
+    push_turn_delay: float = Field(
+        default=30, ge=0, description="Seconds it must have been your turn, with none of your pages visible, "
+        "before a \"your turn\" push.",
+    )
+    push_queue: int = Field(default=1000, ge=1, description="Most push messages waiting to be sent.")
+    push_club_every: float = Field(
+        default=30, gt=0, description="Seconds between looks at the club (rounds, date polls) for pushes.",
+    )
+    push_allow_loopback: bool = Field(
+        default=False,
+        description="Tests only: accept http:// push services on loopback addresses (the tests' own).",
+    )
     host: str = Field(default="127.0.0.1", description="Address `gurka serve` listens on.")
     port: int = Field(default=8000, description="Port `gurka serve` listens on.")
 

@@ -34,7 +34,8 @@ HTML = (("**.html", "jinja2.ext:babel_extract"),)
 SOURCES: dict[str, tuple[Source, ...]] = {
     "table": (
         Source("app/rules", PY), Source("app/rooms", PY), Source("app/web/table", PY),
-        Source("app/web/shared", PY), Source("app/i18n", PY),
+        Source("app/web/shared", PY), Source("app/i18n", PY), Source("app/web/device", PY),
+        Source("app/push", PY), Source("templates/device", HTML),
         Source("templates/table", (("rules/**", "ignore"), *HTML)), Source("templates/shared", HTML),
         Source("app", (("parsing.py", "python"), ("**", "ignore"))),  # a bad websocket frame's words
     ),

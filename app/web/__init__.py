@@ -19,6 +19,9 @@ from fastapi import Depends, FastAPI
 from app.web.club import online as club_online
 from app.web.club import table_flow as club_flow
 from app.web.club.router import router as club_router
+from app.web.device import push_pages as device_push
+from app.web.device import service as push_service
+from app.web.device import shell as device_shell
 from app.web.shared import errors
 from app.web.shared.headers import SecurityHeaders
 from app.web.shared.ids import ids_in_range
@@ -46,11 +49,14 @@ def install(app: FastAPI) -> None:
     app.include_router(history_files.router)
     app.include_router(open_history.router)
     app.include_router(club_router)
+    app.include_router(device_shell.router)
+    app.include_router(device_push.router)
 
 
 @asynccontextmanager
 async def running(app: FastAPI) -> AsyncIterator[None]:
     manager = manager_of(app)
+    push_service.start(app)  # web push: its turn watch wraps the rooms' audience before they load
     club_online.install(app)
     await club_online.load_decks(app)  # duplicate nights' decks, before their tables deal again
     await manager.start()
@@ -63,4 +69,5 @@ async def running(app: FastAPI) -> AsyncIterator[None]:
         await asyncio.gather(watcher, return_exceptions=True)
         await club_online.stop(app)
         await manager.stop()
+        await push_service.stop(app)
         await websocket.memory_of(app).stop()

@@ -22,6 +22,7 @@ import httpx
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
+from app.push.keys import new_private_key
 from app.web.club import identity
 from tests.resilience.conftest import ROOT, SECRET_KEY, free_port
 from tests.waiting import answers, wait_until, watching
@@ -39,7 +40,7 @@ def gurka_serve(tmp_path: Path, forwarded_allow_ips: str) -> Iterator[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
     env.update(DATABASE_URL=f"sqlite:///{tmp_path / 'gurka.db'}", SECRET_KEY=SECRET_KEY, BOT_DELAY="0",
                FORWARDED_ALLOW_IPS=forwarded_allow_ips, WS_PER_ADDRESS=str(WS_PER_ADDRESS),
-               PYTHONPATH=str(ROOT))
+               PYTHONPATH=str(ROOT), VAPID_PRIVATE_KEY=new_private_key())  # gurka serve needs one
     log_path = tmp_path / "server.log"
     with log_path.open("wb") as log:
         proc = subprocess.Popen([sys.executable, "-m", "app.main", "serve", "--host", "127.0.0.1",
