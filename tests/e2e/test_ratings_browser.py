@@ -13,9 +13,9 @@ import pytest
 
 from app.store import members as member_store
 from app.store.db import make_engine, session_scope, upgrade
-from tests.club_web.helpers import NINE, finished_night_in_store
 from tests.e2e.conftest import serve_app
 from tests.e2e.page_checks import Checks
+from tests.web.club.helpers import NINE, finished_night_in_store
 
 pytestmark = pytest.mark.e2e
 

@@ -13,12 +13,14 @@ from sqlalchemy import Engine
 
 from app.club import Night
 from app.push.sender import Outgoing
-from app.store import club
+from app.store import date_polls as poll_store
+from app.store import members as member_store
+from app.store import night_replay
+from app.store import nights as night_store
 from app.store import push as store
 from app.store.db import make_engine, session_scope, upgrade
-from app.web.club import night_data as cn
 from app.web.device.club_news import collect
-from tests.club_web.helpers import NINE
+from tests.web.club.helpers import NINE
 
 TODAY = date(2027, 3, 10)
 
@@ -38,7 +40,7 @@ def devices(engine: Engine) -> dict[str, int]:
     ids: dict[str, int] = {}
     with session_scope(engine) as session:
         for name in NINE:
-            member = club.add_member(session, name=name)
+            member = member_store.add_member(session, name=name)
             assert member.id is not None
             ids[name] = member.id
             store.save_subscription(session, device_hash=f"hash-{name}", endpoint=f"https://push.example/{name}",
@@ -60,12 +62,12 @@ def test_an_online_nights_first_round_and_its_result(engine: Engine) -> None:
     chairs = list(night.tables["vinder"])
     with session_scope(engine) as session:
         players = [{"name": p, "member_id": ids[p], "for_id": None, "for_name": None} for p in NINE]
-        row = club.create_night(session, day=TODAY, host="Ann", seed=5, players=players, start={}, mode="online",
+        row = night_store.create_night(session, day=TODAY, host="Ann", seed=5, players=players, start={}, mode="online",
                                 created_by="Ann")
-        cn.save_state(session, row, night)
-        fresh = club.get_night(session, night_id=row.id)  # type: ignore[arg-type]
+        night_replay.save_state(session, row, night)
+        fresh = night_store.get_night(session, night_id=row.id)  # type: ignore[arg-type]
         assert fresh is not None
-        club.save_night_state(session, night_id=row.id,  # type: ignore[arg-type]
+        night_store.save_night_state(session, night_id=row.id,  # type: ignore[arg-type]
                               state={**fresh.state, "rooms": {"base-1-vinder": {"slug": "s1", "players": chairs,
                                                                                   "dealer": 0}}},
                               status="open", winner=None)
@@ -77,7 +79,7 @@ def test_an_online_nights_first_round_and_its_result(engine: Engine) -> None:
     assert collect(engine, TODAY) == []  # once
 
     with session_scope(engine) as session:
-        club.save_night_state(session, night_id=night_id, state={}, status="done", winner="Cy")  # type: ignore[arg-type]
+        night_store.save_night_state(session, night_id=night_id, state={}, status="done", winner="Cy")  # type: ignore[arg-type]
         store.set_topics(session, device_hash="hash-Bo", topics={"turn", "dates"}, lang="en", member_id=None)
     result = told(collect(engine, TODAY))
     assert set(result) == set(NINE) - {"Bo"}  # Bo's device chose not to hear about nights
@@ -88,12 +90,12 @@ def test_an_online_nights_first_round_and_its_result(engine: Engine) -> None:
 def test_the_date_poll_opened_closing_tomorrow_and_its_result(engine: Engine) -> None:
     ids = devices(engine)
     with session_scope(engine) as session:
-        row = club.create_night(session, day=TODAY - timedelta(days=6), host="Ann", seed=1, players=[], start={})
-        poll = club.create_poll(session, night_id=row.id, proposed_by="Cy", option_a=TODAY + timedelta(days=20),  # type: ignore[arg-type]
+        row = night_store.create_night(session, day=TODAY - timedelta(days=6), host="Ann", seed=1, players=[], start={})
+        poll = poll_store.create_poll(session, night_id=row.id, proposed_by="Cy", option_a=TODAY + timedelta(days=20),  # type: ignore[arg-type]
                                 option_b=TODAY + timedelta(days=27), answer_by=TODAY + timedelta(days=1))
         for name in NINE[:5]:
             if name != "Cy":
-                club.set_vote(session, poll_id=poll.id, member_id=ids[name], choice="a", late=False)  # type: ignore[arg-type]
+                poll_store.set_vote(session, poll_id=poll.id, member_id=ids[name], choice="a", late=False)  # type: ignore[arg-type]
     found = told(collect(engine, TODAY))
     # opened: to everyone but the proposer; closing tomorrow: to those who have not answered
     assert set(found) == set(NINE) - {"Cy"}
@@ -102,7 +104,7 @@ def test_the_date_poll_opened_closing_tomorrow_and_its_result(engine: Engine) ->
     assert collect(engine, TODAY) == []
     with session_scope(engine) as session:
         for name in NINE[5:]:
-            club.set_vote(session, poll_id=poll.id, member_id=ids[name], choice="a", late=False)  # type: ignore[arg-type]
+            poll_store.set_vote(session, poll_id=poll.id, member_id=ids[name], choice="a", late=False)  # type: ignore[arg-type]
     result = collect(engine, TODAY)
     assert told(result) == {p: ["The next night's date is set"] for p in NINE}
     danish = next(i for i in result if i.endpoint.endswith("/Ann")).message.said("da").decode()

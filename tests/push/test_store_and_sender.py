@@ -14,7 +14,7 @@ from sqlmodel import select
 
 from app.push import messages
 from app.push.sender import Outgoing, PushSender
-from app.store import club
+from app.store import members as member_store
 from app.store import push as store
 from app.store.db import make_engine, session_scope, upgrade
 from tests.push.push_service import PushService
@@ -41,7 +41,7 @@ def subscribe(engine: Engine, service: PushService, name: str, *, member_id: int
 
 def test_the_store_keeps_a_device_its_seats_and_its_choices(engine: Engine, push_service: PushService) -> None:
     with session_scope(engine) as session:
-        ann = club.add_member(session, name="Ann")
+        ann = member_store.add_member(session, name="Ann")
     row = subscribe(engine, push_service, "phone", member_id=ann.id)
     again = subscribe(engine, push_service, "phone")  # renewed: the same row, the member kept
     assert again.id == row.id and again.member_id == ann.id
