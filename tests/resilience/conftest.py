@@ -363,7 +363,10 @@ class SeatClient:
                     try:  # as the page does: the changes, or a sync when they start elsewhere
                         self.table = {"kind": "table", "version": frame.get("version", self.table["version"]),
                                       "content": apply(str(self.table["content"]), frame)}
-                        self.tables.append(self.table)
+                        if frame["kind"] == "private" and self.tables:
+                            self.tables[-1] = self.table  # (the seat's own part of the same table)
+                        else:
+                            self.tables.append(self.table)
                     except Stale:
                         if frame["kind"] == "fragments":
                             await ws.send(json.dumps({"do": "sync"}))
