@@ -21,9 +21,9 @@ from app.web.club import table_flow as club_flow
 from app.web.club.router import router as club_router
 from app.web.shared import errors
 from app.web.shared.headers import SecurityHeaders
-from app.web.shared.ids import ids_in_range
 from app.web.shared.language import ReaderLanguage
 from app.web.shared.language import router as language_router
+from app.web.shared.path_params import path_params_in_shape
 from app.web.state import manager_of, templates_of
 from app.web.table import pages, practice, rejoin, replay, websocket
 
@@ -35,7 +35,7 @@ def install(app: FastAPI) -> None:
     allowed = list(getattr(app.state.settings, "allowed_origins", []) or [])
     app.add_middleware(SecurityHeaders, allowed_origins=allowed)
     app.add_middleware(ReaderLanguage)
-    app.router.dependencies.append(Depends(ids_in_range))  # before every route: ids the database can hold
+    app.router.dependencies.append(Depends(path_params_in_shape))  # before every route: links in shape
     app.include_router(language_router)
     app.include_router(pages.router)
     app.include_router(practice.router)
