@@ -12,14 +12,17 @@
 - A POST (PUT, PATCH, DELETE) whose browser says it came from another site is refused with 403:
   `Sec-Fetch-Site: cross-site`/`same-site`, or an `Origin` that is not this site's own origin
   (scheme, host and port) or one of `ALLOWED_ORIGINS`. Clients that send neither header are
-  not browsers, so no victim's cookie can ride on them.
+  not browsers, so no victim's cookie can ride on them. The refusal is the app's error page
+  (`app.web.shared.errors`) in the reader's language.
 """
 
 from __future__ import annotations
 
 from starlette.datastructures import Headers
+from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.web.shared.errors import CROSS_SITE, error_page
 from app.web.shared.security import own_origin, same_origin
 
 CSP = (
@@ -35,10 +38,6 @@ SECURITY_HEADERS = [
 ]
 CLUB_CACHE = (b"cache-control", b"no-store")
 UNSAFE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
-CROSS_SITE_PAGE = (
-    b"<!doctype html><title>Not allowed</title><h1>Not allowed</h1>"
-    b"<p>This form was sent from another site. Open the page on this site and send it again.</p>"
-)
 
 
 def is_club_page(path: str) -> bool:
@@ -80,11 +79,7 @@ class SecurityHeaders:
             await send(message)
 
         if scope["method"] in UNSAFE_METHODS and cross_site(scope, self.allowed):
-            await send_with_headers({
-                "type": "http.response.start", "status": 403,
-                "headers": [(b"content-type", b"text/html; charset=utf-8"),
-                            (b"content-length", str(len(CROSS_SITE_PAGE)).encode())],
-            })
-            await send_with_headers({"type": "http.response.body", "body": CROSS_SITE_PAGE})
+            refusal = error_page(HTTPConnection(scope), 403, CROSS_SITE)
+            await refusal(scope, receive, send_with_headers)
             return
         await self.app(scope, receive, send_with_headers)
