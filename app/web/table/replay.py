@@ -24,6 +24,7 @@ from app.store import rooms as store
 from app.store.db import session_scope
 from app.web.state import get_manager, get_templates
 from app.web.table.look import display_name
+from app.web.table.places import game_rows
 from app.web.table.render import score_rows
 from app.web.table.talk import line_model
 
@@ -177,8 +178,7 @@ def _replay_response(request: Request, manager: RoomManager, templates: Jinja2Te
         "final_rows": score_rows(story.deal_log, len(names)),
         "chat_lines": _chat_of(story, chat, next((s.started_at for s in stories if s.number == story.number + 1),
                                                  None)),
-        "ranking": story.game.ranking or [],
-        "final_scores": story.game.scores,
+        "final_places": game_rows(story.game, names),
         "top_cards": [c for c in story.game.ruleset.top_cards if not c.startswith("X")],
         "target": story.game.ruleset.target,
     }
