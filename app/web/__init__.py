@@ -50,6 +50,7 @@ def install(app: FastAPI) -> None:
 async def running(app: FastAPI) -> AsyncIterator[None]:
     manager = manager_of(app)
     club_online.install(app)
+    practice.install(app)  # the panel of a practice player who is out
     await club_online.load_decks(app)  # duplicate nights' decks, before their tables deal again
     await manager.start()
     await club_online.catch_up(app)  # results of games that ended while the app was down
