@@ -40,22 +40,27 @@ def lowest(actions: list[str], game) -> str:  # type: ignore[no-untyped-def]
     return min(plays, key=lambda a: card_height(a.split()[1], game.ruleset) if a.startswith("play ") else 0)
 
 
+def play_the_first_deal(web: TestClient, room) -> None:  # type: ignore[no-untyped-def]
+    """The player (seat 0) plays its lowest card at each turn until the first deal is over."""
+    web.portal.call(room.start, 0)  # type: ignore[union-attr]
+    while True:
+        wait_until(lambda: room.game.to_act == 0 or room.game.phase == "waiting" or room.game.over,
+                   what="the player's turn or the deal's end")
+        g = room.game
+        if g.phase == "waiting" or g.over:
+            return
+        before = room.version
+        web.portal.call(room.act, 0, lowest([str(a) for a in g.legal_actions()], g), before)  # type: ignore[union-attr]
+        wait_until(lambda: room.version > before, what="the player's move taken")  # noqa: B023
+
+
 def out_after_the_first_deal(web: TestClient):  # type: ignore[no-untyped-def]
     """A room of a player and two bots (target 1: the deal's loser is out) where the player went
     out in the first deal and the bots play on: (slug, room, the player's token)."""
     for _ in range(ATTEMPTS):
         slug, token = create_room(web, seats=3, bots=2, target="1")
         room = web.app.state.rooms.get(slug)
-        web.portal.call(room.start, 0)  # type: ignore[union-attr]
-        while True:
-            wait_until(lambda: room.game.to_act == 0 or room.game.phase == "waiting" or room.game.over,
-                       what="the player's turn or the deal's end")
-            g = room.game
-            if g.phase == "waiting" or g.over:
-                break
-            before = room.version
-            web.portal.call(room.act, 0, lowest([str(a) for a in g.legal_actions()], g), before)  # type: ignore[union-attr]
-            wait_until(lambda: room.version > before, what="the player's move taken")
+        play_the_first_deal(web, room)
         if 0 in room.game.out and not room.game.over:
             return slug, room, token
     pytest.fail(f"the player never went out first in {ATTEMPTS} games")
