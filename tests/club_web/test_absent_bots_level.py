@@ -18,8 +18,8 @@ from app.rooms.clock import FakeClock
 from app.store import club as store
 from app.store.db import session_scope
 from app.web.club import absent_bots
-from app.web.club import online as club_online
 from app.web.club import night_data as cn
+from app.web.club import online as club_online
 from tests.conftest import make_settings
 from tests.web.wsutil import close_all
 
