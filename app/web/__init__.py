@@ -19,7 +19,7 @@ from fastapi import Depends, FastAPI
 from app.web.club import online as club_online
 from app.web.club import table_flow as club_flow
 from app.web.club.router import router as club_router
-from app.web.shared import errors
+from app.web.shared import csp_reports, errors
 from app.web.shared.headers import SecurityHeaders
 from app.web.shared.language import ReaderLanguage
 from app.web.shared.language import router as language_router
@@ -37,6 +37,7 @@ def install(app: FastAPI) -> None:
     app.add_middleware(ReaderLanguage)
     app.router.dependencies.append(Depends(path_params_in_shape))  # before every route: links in shape
     app.include_router(language_router)
+    app.include_router(csp_reports.router)
     app.include_router(pages.router)
     app.include_router(practice.router)
     app.include_router(rejoin.router)

@@ -136,7 +136,7 @@ def test_every_page_of_a_game_fits_a_phone_breaks_no_policy_and_passes_axe(
     checks.assert_clean()
 
 
-def test_the_checks_see_a_wide_page_a_blocked_style_and_an_axe_finding(server: str, browser) -> None:  # type: ignore[no-untyped-def]
+def test_the_checks_see_a_wide_page_a_blocked_style_and_an_axe_finding(server: str, browser, csp_violations) -> None:  # type: ignore[no-untyped-def]
     """The walk above passes because the pages are right, not because the checks are blind: an
     element wider than the phone, an inline style attribute (the CSP refuses it) and an image
     without a text alternative are each reported."""
@@ -158,6 +158,9 @@ def test_the_checks_see_a_wide_page_a_blocked_style_and_an_axe_finding(server: s
         checks.look(page, "the home page, spoilt")
     finally:
         ctx.close()
+    # every browser test's own listener heard it too (and this test claims it: it is on purpose)
+    assert any("style-src-attr blocked inline" in v for v in csp_violations.take())
+
     found = "\n".join(checks.findings)
     assert "the home page, spoilt" in found and "px wide on a 360 px screen" in found, found
     assert "div.too-wide" in found, found

@@ -294,3 +294,44 @@ def test_a_second_phone_at_the_table_gets_a_conflict_and_a_stale_link_is_refused
         first.close()
         second.close()
         elder.close()
+
+
+def test_the_night_page_follows_a_result_taken_back_within_the_policy(
+    home: dict[str, Any], browser: Any, csp_violations: Any
+) -> None:
+    """Issue 37 item 9: three "Applying inline style violates style-src 'self'" errors were seen on
+    the elder's night page after a phone recorded a result and took it back. The night page stays
+    open (it polls and swaps itself in place) while a phone saves a result and takes it back; every
+    page of this test listens for violations (tests/e2e/csp_watch.py), and none may come."""
+    base, night_id, engine = home["base"], home["night"], home["engine"]
+    elder, links = elder_links(browser, base, night_id)
+    phone_ctx = browser.new_context(**PHONE)
+    try:
+        night = elder.pages[0]
+        night.evaluate("() => { window.__sameNight = true; }")  # gone if the night page reloads
+        # An element of the polled part given an inline style by the browser itself (a textarea
+        # resized by hand, an extension that recolours pages): through the CSSOM, which the policy
+        # allows. A swap must not write it into the new page as a style attribute.
+        styled = night.evaluate("""() => { const el = document.querySelector('#night-page [id]');
+                                          el.style.outline = '2px solid orange'; return el.id; }""")
+        assert styled
+        phone = watch_page(phone_ctx.new_page())
+        phone.goto(links["vinder"])
+        chairs = chairs_of(phone)
+        tap_result(phone, chairs[0], chairs[1], bar_rov=True, agurk=chairs[0])
+        shown = night.locator("#night-page").get_attribute("hx-get")  # the stamp of what it shows
+        phone.get_by_role("button", name="Save the result").click()
+        wait_selector(phone, "#phone-live .recorded", what="the phone showing its recorded result")
+        wait_until(lambda: rows(engine, night_id) == [("base", 1, "vinder", "phone")], what="the result stored")
+        swapped = "s => document.getElementById('night-page').getAttribute('hx-get') !== s"
+        wait_page(night, swapped, shown, what="the night page showing the result", timeout=20)
+        shown = night.locator("#night-page").get_attribute("hx-get")
+        phone.get_by_role("button", name="Take it back").click()
+        wait_selector(phone, "form[data-result-form]", what="the phone's form again, the result taken back")
+        wait_until(lambda: rows(engine, night_id) == [], what="the result gone from the night")
+        wait_page(night, swapped, shown, what="the night page swapped after the take-back", timeout=20)
+        assert night.evaluate("() => window.__sameNight === true"), "the night page reloaded"
+        assert csp_violations.take() == []
+    finally:
+        phone_ctx.close()
+        elder.close()

@@ -3,7 +3,9 @@
 - Content-Security-Policy: scripts and styles only from this site (no inline script, no eval,
   no style element or attribute: a bar's length is a `<meter>`'s value, the hand's width is counted
   by CSS), nothing may frame the pages (`frame-ancestors 'none'`, and X-Frame-Options DENY for
-  old browsers), forms post only here; plus Referrer-Policy and X-Content-Type-Options.
+  old browsers), forms post only here; a violation is reported to `/csp-report`
+  (`app.web.shared.csp_reports`: logged once per kind); plus Referrer-Policy and
+  X-Content-Type-Options.
 - Club pages (`/club...`) are `Cache-Control: no-store` unless their handler says otherwise:
   they show what one viewer may see (an elder's forms, a member's own links), and on a club's
   shared laptop neither the disk cache nor the back button may show them to the next person
@@ -22,16 +24,19 @@ from starlette.datastructures import Headers
 from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.web.shared.csp_reports import PATH as REPORT_PATH
 from app.web.shared.errors import CROSS_SITE, error_page
 from app.web.shared.security import own_origin, same_origin
 
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; "
     "img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; "
-    "base-uri 'none'; object-src 'none'"
+    "base-uri 'none'; object-src 'none'; "
+    f"report-uri {REPORT_PATH}; report-to csp"  # a violation is reported (logged once per kind)
 )
 SECURITY_HEADERS = [
     (b"content-security-policy", CSP.encode()),
+    (b"reporting-endpoints", f'csp="{REPORT_PATH}"'.encode()),
     (b"x-frame-options", b"DENY"),
     (b"referrer-policy", b"same-origin"),
     (b"x-content-type-options", b"nosniff"),
