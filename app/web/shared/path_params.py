@@ -6,12 +6,13 @@ refuse the NUL byte (a 500), and `/r/AAAA%00/replay` was a 404 with two tracebac
 it a dependency of the whole app) and answers 404 (a websocket is closed with 1008) when
 
 - a whole-number parameter is beyond what an id column holds (`app.web.shared.ids`);
-- a parameter holds a control character (NUL, a newline, DEL, ...);
-- a code-like parameter (a room's slug, a secret, a preset's name, a table's key: every text
-  parameter but the free-text ones in FREE_TEXT) is not 1 to 64 of `A-Z a-z 0-9 _ -`.
+- a room's slug (a parameter named in SLUGS) is not 1 to 64 of `A-Z a-z 0-9 _ -`;
+- any other text parameter (a member's name, a secret, a preset, a table) holds a control
+  character (NUL, a newline, DEL, ...). Its value is the route's to judge: a table phone's link
+  with a wrong secret gets the phone's own refusal.
 
 Such a link leads nowhere; nothing is logged but the access line. A new route is covered the
-day it is written: only a parameter holding a name people chose needs to be in FREE_TEXT.
+day it is written.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from app.i18n import N_
 from app.web.shared.ids import int_path_params, out_of_range
 
 SLUG = re.compile(r"[A-Za-z0-9_-]{1,64}")
-FREE_TEXT = frozenset({"name"})  # a member's name (`/club/players/{name}`): any printable text
+SLUGS = frozenset({"slug"})  # a room's link (`/r/{slug}`)
 NOWHERE = N_("That link leads nowhere: check the number in it.")
 NO_SUCH_PAGE = N_("That link leads nowhere: check it and try again.")
 
@@ -38,9 +39,9 @@ def has_control(text: str) -> bool:
 
 def text_in_shape(name: str, raw: str) -> bool:
     """A text parameter as a link of this app can hold it."""
-    if name in FREE_TEXT:
-        return 0 < len(raw) <= 200 and not has_control(raw)
-    return SLUG.fullmatch(raw) is not None
+    if name in SLUGS:
+        return SLUG.fullmatch(raw) is not None
+    return not has_control(raw)
 
 
 def refuse(connection: HTTPConnection, message: str) -> None:
