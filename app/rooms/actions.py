@@ -209,6 +209,18 @@ class RoomActions:
 
         await self.changes.run(fn)
 
+    async def set_host_level(self, level: str) -> None:
+        """The host's level (the turn timer's move, "Let a bot play") is `level` from now on: a
+        club night's level, chosen by its elders while this table plays. Nothing if it is."""
+
+        def fn() -> Change[None]:
+            kind = level_or_default(level, self.state.bot_levels.host)
+            if kind == self.state.bot_levels.host:
+                return Change(None)
+            return Change(None, [(None, "bot_level", {"level": kind})])
+
+        await self.changes.run(fn)
+
     async def issue_token(self, seat: int) -> str:
         """A fresh seat token for `seat`, replacing the previous one (whoever held the old token
         now only watches). Only the token's hash is stored; the token goes to the caller."""

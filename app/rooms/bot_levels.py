@@ -8,6 +8,8 @@ Nothing here needs a table of its own: the levels ride in events the room stores
   room keeps unique and which stays when the seats are renumbered at the start.
 * ``takeover`` carries ``level``: the bot that plays a handed-over seat (a club night's elders
   choose it for the absent); ``takeback`` ends it.
+* ``bot_level`` carries ``level``: the host's level from then on (a club night's elders chose
+  a level for the night while its tables were open: their turn timers play at it).
 
 A room notes every event it adopts (`note`), and a rebuild replays them all, so a restarted
 server, or another process, knows the same levels.
@@ -52,6 +54,8 @@ class BotLevels:
             self.taken[payload["seat"]] = level_or_default(payload.get("level"), self.host)
         elif kind == "takeback" and isinstance(payload.get("seat"), int):
             self.taken.pop(payload["seat"], None)
+        elif kind == "bot_level":
+            self.host = level_or_default(payload.get("level"), self.host)
 
     def of(self, seat: Seat) -> str:
         """The level of the bot that plays `seat` (a bot seat, or one handed to a bot)."""

@@ -75,7 +75,8 @@ class Bots:
                 return
             request = bot_request(state, seat)
             version = state.version
-            move = await self.thinking.decide_bot(request, self.thinking.bot_delay)
+            delay = 0.0 if state.hurried() else self.thinking.bot_delay  # finishing at once: no delay
+            move = await self.thinking.decide_bot(request, delay)
             action = move.action
             if state.game is game and self.seat() == seat:  # only the seats changed meanwhile
                 version = state.version

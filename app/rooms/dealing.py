@@ -23,11 +23,11 @@ class Dealer:
         dealt (a one-card deal is decided by the show), which would leave nobody to act: deal on
         until someone must act or the game is over. After a finished deal the room may first
         pause (`deal_pause`): then its timers deal the next one (`pause=False`) when the pause
-        is over."""
+        is over. A room whose bots finish the game at once (`RoomState.hurried`) never pauses."""
         g = game
         events: list[Event] = []
         while g is not None and not g.over and g.phase == "waiting":
-            if pause and g.deal_no > 0 and self.timing.deal_pause > 0:
+            if pause and g.deal_no > 0 and self.timing.deal_pause > 0 and not self.state.hurried():
                 break
             events.append((None, "deal", engine.deal(g, self.state.rng, self.next_deck(g))))
             pause = True

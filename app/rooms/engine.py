@@ -8,7 +8,7 @@ from typing import Any
 
 from app import rules
 from app.rules import OPTION_HELP, PRESETS, IllegalAction, new_game
-from app.rules.ruleset import CHOICES, CONVENIENCE_DEFAULTS, OPTION_PRESETS
+from app.rules.ruleset import CHOICES, CLASHES, CONVENIENCE_DEFAULTS, OPTION_PRESETS, clashes_for
 
 Game = rules.Game
 
@@ -115,6 +115,19 @@ def option_fields(preset: str) -> list[OptionField]:
         else:
             fields.append(OptionField(name, text, "ints", ",".join(map(str, default))))
     return fields
+
+
+def option_clashes(preset: str) -> list[tuple[str, str, str]]:
+    """The pairs of `preset`'s on/off options that cannot both be on, each with why."""
+    switches = [f.name for f in option_fields(preset) if f.kind == "bool"]
+    return [(a, b, CLASHES[(a, b)]) for a, b in clashes_for(switches)]
+
+
+def clashing(preset: str, options: dict[str, Any]) -> tuple[str, str, str] | None:
+    """The first pair of switches that `options` (as `parse_options` gives them) turn on together,
+    with why; None when they all go together."""
+    on = {f.name: bool(options.get(f.name, f.default)) for f in option_fields(preset) if f.kind == "bool"}
+    return next(((a, b, why) for a, b, why in option_clashes(preset) if on[a] and on[b]), None)
 
 
 def parse_options(preset: str, form: dict[str, Any]) -> dict[str, Any]:

@@ -293,14 +293,15 @@ class RoomManager:
 
     async def create_table(
         self, *, preset: str, options: dict[str, Any], names: list[str], dealer: int,
-        turn_seconds: float = CLUB_TURN_SECONDS, deck_key: str | None = None,
+        turn_seconds: float = CLUB_TURN_SECONDS, deck_key: str | None = None, bot_level: str = DEFAULT_LEVEL,
     ) -> LiveRoom:
         """A room seated by name, in the given order, started at once with `dealer` (a seat
         number) dealing first: a club table whose chairs and first dealer were drawn by lot.
 
         Nobody holds a seat token yet (the ones made while seating are thrown away): give a
         player theirs with `room.issue_token(seat)`. Seat 0 is the host; the server acts as host
-        for such tables (bots for absent players).
+        for such tables (bots for absent players). `bot_level`: the level its turn timer plays
+        at (a club night's: the elders' choice).
         """
         if not names:
             raise Refused(Text("A table needs players."))
@@ -313,7 +314,7 @@ class RoomManager:
             shown.append(label)
         room, _token = await self.create_room(
             preset=preset, options=options, seats=len(shown), host_name=shown[0], table=True,
-            turn_seconds=turn_seconds, deck_key=deck_key,
+            turn_seconds=turn_seconds, deck_key=deck_key, bot_level=bot_level,
         )
         for name in shown[1:]:
             await room.join(name)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.parsing import BadFrame, parse_json_object, strict_int
+from app.rooms.bot_levels import parse_level
 from app.rules.text import Text
 
 MAX_FRAME = 8 * 1024
@@ -70,7 +71,7 @@ class Start:
 
 @dataclass(frozen=True, slots=True)
 class AddBot:
-    pass
+    level: str | None = None  # the bot's level (`app.rooms.bot_levels.LEVELS`); None: the host's
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +119,7 @@ class Parsed:
 NO_SEAT = Text("That message did not name a seat.")
 NO_ACTION = Text("That message did not name an action.")
 BAD_AID = Text("That message had a bad action id; nothing was changed.")
+UNKNOWN_LEVEL = Text("Unknown bot level: choose easy, medium or strong.")
 
 
 def parse_message(text: str | bytes) -> Parsed:
@@ -151,7 +153,7 @@ def _message(msg: dict[str, Any]) -> Message:
         case "start":
             return Start()
         case "add_bot":
-            return AddBot()
+            return _add_bot(msg.get("level"))
         case "remove":
             return _with_seat(msg, Remove)
         case "hand_to_bot":
@@ -170,6 +172,14 @@ def _act(raw: object, seen: int | None) -> Message:
     if not isinstance(action, str) or not action.strip() or len(action) > MAX_ACTION:
         return Unreadable(NO_ACTION)
     return Act(action.strip(), seen)
+
+
+def _add_bot(raw: object) -> Message:
+    """The lobby's "Add a bot", with the level the host picked for it (none: the host's level)."""
+    if raw is None or raw == "":
+        return AddBot()
+    level = parse_level(raw)
+    return AddBot(level) if level is not None else Unreadable(UNKNOWN_LEVEL)
 
 
 def _with_seat(msg: dict[str, Any], make: Callable[[int], Message]) -> Message:

@@ -78,6 +78,10 @@ class RoomState:
         self.ready: set[int] = set()
         # The level of each bot that plays here, and the host's level (`bot_levels`).
         self.bot_levels = BotLevels()
+        # A player who is out asked the bots to finish the game at once (practice): while that
+        # seat is out of the game being played, bots move without their delay and the next deal
+        # follows without the pause (`hurried`). Not stored: a restart plays on at the usual pace.
+        self.hurry_for: int | None = None
 
     @property
     def players(self) -> int:
@@ -125,6 +129,11 @@ class RoomState:
         self.timeouts, self.turn_seconds = fresh.timeouts, fresh.turn_seconds
         self.ready = fresh.ready
         self.bot_levels = fresh.bot_levels
+
+    def hurried(self) -> bool:
+        """The bots finish this game at once (see `hurry_for`)."""
+        g = self.game
+        return self.hurry_for is not None and g is not None and not g.over and self.hurry_for in g.out
 
     def bot_level(self, seat: int) -> str:
         """The level of the bot that plays `seat` (a bot seat or one handed to a bot)."""

@@ -49,7 +49,7 @@ class Turns:
         g = self.state.game
         if g is None or self.state.status != RoomStatus.PLAYING or g.over or g.phase != "waiting":
             return None
-        return self.state.turn_started + self.timing.deal_pause
+        return self.state.turn_started + (0.0 if self.state.hurried() else self.timing.deal_pause)
 
     async def expire_turn(self, seen: int) -> str | None:
         """The seat to act ran out of time at version `seen`: a bot makes that one move. After

@@ -241,6 +241,27 @@ def make_ruleset(preset: str | Ruleset, players: int, **options: Any) -> Ruleset
     return ruleset
 
 
+# Switches that cannot both be on, and why (a phrase said to players after "they do not go
+# together:"). A form that knows these can say so before it is sent.
+CLASHES: dict[tuple[str, str], str] = {
+    ("exchange", "rassi"): Text("both change cards before play"),
+}
+
+
+class OptionClash(ValueError):
+    """Two switches that cannot both be on (`options`, in CLASHES order), and `why`."""
+
+    def __init__(self, options: tuple[str, str], why: str) -> None:
+        super().__init__(f"{options[0]}: cannot be combined with {options[1]} ({why})")
+        self.options = options
+        self.why = why
+
+
+def clashes_for(names: list[str] | tuple[str, ...]) -> list[tuple[str, str]]:
+    """The clashing pairs among the switches `names` (the options a form offers)."""
+    return [pair for pair in CLASHES if pair[0] in names and pair[1] in names]
+
+
 def validate_ruleset(r: Ruleset, players: int) -> None:
     """Refuse impossible combinations with a message naming the option and the limit."""
     for key, choices in CHOICES.items():
@@ -274,7 +295,8 @@ def validate_ruleset(r: Ruleset, players: int) -> None:
     for card in r.top_cards:
         if not is_card_text(card, r.jokers) or card[0] == "X":
             raise ValueError(f"top_cards: {card!r} is not a card of the deck (jokers are always top)")
-    if r.exchange and r.rassi:
-        raise ValueError("exchange: cannot be combined with rassi (both exchange before play)")
+    for pair, why in CLASHES.items():
+        if getattr(r, pair[0]) and getattr(r, pair[1]):
+            raise OptionClash(pair, why)
     if not isinstance(r.target, int) or r.target < 1:
         raise ValueError(f"target: must be a positive number of points, not {r.target!r}")

@@ -22,11 +22,11 @@ from app.web.club.router import router as club_router
 from app.web.device import push_pages as device_push
 from app.web.device import service as push_service
 from app.web.device import shell as device_shell
-from app.web.shared import errors
+from app.web.shared import csp_reports, errors
 from app.web.shared.headers import SecurityHeaders
-from app.web.shared.ids import ids_in_range
 from app.web.shared.language import ReaderLanguage
 from app.web.shared.language import router as language_router
+from app.web.shared.path_params import path_params_in_shape
 from app.web.state import manager_of, templates_of
 from app.web.table import history_files, open_history, pages, practice, rejoin, replay, websocket
 
@@ -38,8 +38,9 @@ def install(app: FastAPI) -> None:
     allowed = list(getattr(app.state.settings, "allowed_origins", []) or [])
     app.add_middleware(SecurityHeaders, allowed_origins=allowed)
     app.add_middleware(ReaderLanguage)
-    app.router.dependencies.append(Depends(ids_in_range))  # before every route: ids the database can hold
+    app.router.dependencies.append(Depends(path_params_in_shape))  # before every route: links in shape
     app.include_router(language_router)
+    app.include_router(csp_reports.router)
     app.include_router(pages.router)
     app.include_router(practice.router)
     app.include_router(rejoin.router)
@@ -58,6 +59,7 @@ async def running(app: FastAPI) -> AsyncIterator[None]:
     manager = manager_of(app)
     push_service.start(app)  # web push: its turn watch wraps the rooms' audience before they load
     club_online.install(app)
+    practice.install(app)  # the panel of a practice player who is out
     await club_online.load_decks(app)  # duplicate nights' decks, before their tables deal again
     await manager.start()
     await club_online.catch_up(app)  # results of games that ended while the app was down

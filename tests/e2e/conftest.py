@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from app.secret_key import new_secret
+from tests.e2e.csp_watch import SEEN, Violations, WatchedBrowser
 from tests.waiting import answers, wait_until, watching
 
 CHROMIUM = "/usr/bin/chromium"
@@ -79,9 +80,20 @@ def browser() -> Iterator[object]:
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
         try:
-            yield b
+            yield WatchedBrowser(b)  # every context listens for CSP violations (csp_watch.py)
         finally:
             b.close()
+
+
+@pytest.fixture(autouse=True)
+def csp_violations() -> Iterator[Violations]:
+    """Fail the test if any page it opened violated the Content-Security-Policy."""
+    SEEN.clear()
+    watched = Violations()
+    yield watched
+    seen = watched.take()
+    if seen:
+        pytest.fail(f"{len(seen)} Content-Security-Policy violation(s):\n  " + "\n  ".join(seen), pytrace=False)
 
 
 @pytest.fixture(scope="session")

@@ -24,6 +24,7 @@ from app.web.club.auth import hash_password
 from tests.app_process import app_process
 
 from ..web.club.helpers import NINE, finished_night_in_store
+from .csp_watch import WatchedBrowser
 
 pytestmark = pytest.mark.e2e
 
@@ -68,7 +69,7 @@ def test_elder_sets_up_a_night_and_a_member_follows_it(server: str) -> None:
     from playwright.sync_api import expect, sync_playwright
 
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        browser = WatchedBrowser(pw.chromium.launch(executable_path=CHROMIUM, args=ARGS))  # CSP violations fail the test
         try:
             # ---- the elder logs in and sets up tonight: Kim plays for Ann
             elder = browser.new_page(viewport=LAPTOP)
@@ -190,7 +191,7 @@ def test_a_club_round_flows_from_play_to_next_without_the_night_page(server: str
     from playwright.sync_api import expect, sync_playwright
 
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        browser = WatchedBrowser(pw.chromium.launch(executable_path=CHROMIUM, args=ARGS))  # CSP violations fail the test
         try:
             elder = browser.new_page(viewport=LAPTOP)
             elder.goto(f"{server}/club/login")

@@ -11,6 +11,7 @@ import re
 
 import pytest
 
+from .csp_watch import WatchedBrowser
 from .test_club_browser import ARGS, CHROMIUM, ELDER_PASSWORD, LAPTOP, PHONE, server, shot
 
 pytestmark = pytest.mark.e2e
@@ -22,7 +23,7 @@ def test_a_members_phone_answers_as_that_member_and_the_link_copies(server: str)
     from playwright.sync_api import expect, sync_playwright
 
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        browser = WatchedBrowser(pw.chromium.launch(executable_path=CHROMIUM, args=ARGS))  # CSP violations fail the test
         try:
             # the elder, on a phone, logs in and proposes the next dates after the last night
             elder_ctx = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True, has_touch=True)

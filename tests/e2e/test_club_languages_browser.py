@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from . import test_club_browser as club_browser
+from .csp_watch import WatchedBrowser
 from .test_club_browser import ARGS, CHROMIUM, ELDER_PASSWORD, LAPTOP, PHONE, shot
 
 server = club_browser.server  # the seeded club server (a fixture)
@@ -28,7 +29,7 @@ def test_the_club_pages_fit_the_screen_in_every_language(server: str, lang: str)
 
     hof_word, night_word, setup_word = WORDS[lang]
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        browser = WatchedBrowser(p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True))  # CSP violations fail the test
         try:
             for size_name, size in (("phone", PHONE), ("laptop", LAPTOP)):
                 context = browser.new_context(viewport=size)

@@ -12,6 +12,7 @@ from app.rooms.messages import (
     BAD_AID,
     NO_ACTION,
     NO_SEAT,
+    UNKNOWN_LEVEL,
     Act,
     AddBot,
     HandToBot,
@@ -49,6 +50,15 @@ def test_each_request_is_its_own_message() -> None:
     assert parse(do="remove", seat=1) == Remove(1) and parse(do="hand_to_bot", seat=3) == HandToBot(3)
     assert parse(do="take_back") == TakeBack() and parse(do="rematch") == Rematch()
     assert parse(do="next_deal", v=4) == NextDeal(4) and parse(do="next_deal") == NextDeal(None)
+
+
+def test_add_a_bot_carries_the_level_the_host_picked() -> None:
+    """Issue 37 item 6: the lobby's "Add a bot" may name the bot's level; none is the host's."""
+    assert parse(do="add_bot", level="strong") == AddBot("strong")
+    assert parse(do="add_bot", level="easy") == AddBot("easy") and parse(do="add_bot", level="") == AddBot()
+    assert parse(do="add_bot", level="genius") == Unreadable(UNKNOWN_LEVEL)
+    assert parse(do="add_bot", level=["strong"]) == Unreadable(UNKNOWN_LEVEL)
+    assert parse(do="add_bot", level="random") == Unreadable(UNKNOWN_LEVEL)  # not a level a host picks
 
 
 def test_what_names_no_valid_request_says_so_plainly() -> None:

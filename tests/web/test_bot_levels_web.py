@@ -75,3 +75,18 @@ def test_practice_at_another_level_and_a_level_that_is_not_one(web: TestClient) 
     refused = web.post("/practice", data={"level": "random"}, follow_redirects=False)
     assert refused.status_code == 400 and "Unknown bot level" in refused.text
     assert len(web.app.state.rooms.rooms) == 1  # type: ignore[attr-defined]
+
+
+def test_a_taken_over_seat_says_which_level_plays_it() -> None:
+    """Issue 37 item 6: a seat a bot took over said only "bot playing"; its tag names the level,
+    in each language (the words; the table's seat row shows them once it carries the level)."""
+    from app.i18n import use_language
+    from app.web.table.bot_words import taken_tag
+
+    assert taken_tag("strong") == "strong bot playing" and taken_tag(None) == "medium bot playing"
+    assert taken_tag("easy") == "easy bot playing" and taken_tag("nonsense") == "medium bot playing"
+    said = {}
+    for lang in ("da", "fi", "is"):
+        with use_language(lang):
+            said[lang] = taken_tag("strong")
+    assert said == {"da": "bot (stærk) spiller", "fi": "botti (vahva) pelaa", "is": "vélmenni (sterkt) spilar"}

@@ -109,3 +109,32 @@ def test_chat_appears_alongside_the_replay(web: TestClient) -> None:
     assert page.status_code == 200 and "good luck all" in page.text
     for p in players:
         p.close()
+
+
+FINAL = re.compile(r'<p class="result">(.*?)</p>', re.DOTALL)
+
+
+def test_the_final_line_shares_places_as_the_game_over_panel_does(web: TestClient) -> None:
+    """Issue 37 item 3: vidivellir ends when the first player is out; the two players left on 0
+    share first place. The game-over panel said so; the replay's "Final:" line said 1. and 2."""
+    slug, room, players = three_players(web, preset="vidivellir", target="1")
+    start(players, room)
+    rng = random.Random(3)
+    while not room.game.over:  # vidivellir plays sets (chosen on the page): any legal action
+        actor = players[room.game.to_act]
+        before = room.version
+        actor.send(do="act", action=rng.choice(room.game.view(room.game.to_act)["legal"]), v=actor.version,
+                   aid=f"a{before}")
+        for p in players:
+            assert p.recv_table()["version"] > before
+    scores, ranking = room.game.scores, room.game.ranking
+    assert sorted(scores)[:2] == [0, 0] and len(room.game.deal_log) == 1  # one deal: one player out
+    names = ["Anna", "Bo", "Cai"]
+    panel = players[0].table["content"]
+    assert panel.count('<span class="place">1<span class="sr-only"> (shared)</span></span>') == 2
+    page = web.get(f"/r/{slug}/replay")
+    assert page.status_code == 200
+    final = re.sub(r"<[^>]+>", "", FINAL.search(page.text).group(1))
+    first, second, last = ranking
+    assert final == (f"Final: 1. (shared) {names[first]} (0), 1. (shared) {names[second]} (0), "
+                     f"3. {names[last]} ({scores[last]})"), final

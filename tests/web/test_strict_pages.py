@@ -91,6 +91,10 @@ def test_pages_load_the_minified_vendored_scripts(web: TestClient) -> None:
 def test_htmx_adds_no_style_sheet_of_its_own(web: TestClient) -> None:
     """htmx 4 adopts a style sheet for its request indicators unless told not to; the pages use
     no indicator, so the config meta turns it off (the vendored build reads that key)."""
-    assert '<meta name="htmx-config" content="includeIndicatorCSS:false">' in web.get("/").text
+    assert '<meta name="htmx-config" content="includeIndicatorCSS:false, defaultSettleDelay:0">' in web.get("/").text
     htmx = (ROOT / "static" / "vendor" / "htmx" / "htmx.min.js").read_text()
     assert "includeIndicatorCSS" in htmx and 'meta[name="htmx-config"]' in htmx
+    # and no settle delay: with one, a swap wrote the replaced element's CSSOM style onto the new
+    # one as a style attribute, which the policy refuses (issue 37 item 9; the browser test is
+    # tests/e2e/test_home_night_browser.py)
+    assert "defaultSettleDelay" in htmx

@@ -78,9 +78,10 @@ def seated(client: TestClient, turn_seconds: str = "10") -> tuple[Any, list[Play
     room = client.app.state.rooms.get(slug)  # type: ignore[attr-defined]
     catch_up(players, room)
     players[0].send(do="start", v=room.version)
-    settle(client)
+    # the start taken (not "after 50 ms": a busy machine may take longer)
+    wait_until(lambda: (settle(client), room.status == "playing")[-1], what="the game started",
+               seen=lambda: (room.status, room.version))
     catch_up(players, room)
-    assert room.status == "playing"
     return room, players
 
 
@@ -190,10 +191,18 @@ def test_two_processes_racing_one_deadline_make_exactly_one_move(
         watcher = Player(two, room.slug, None).connect()  # someone follows the room through two
         try:  # an assert that fails must not leave a socket open: the client's exit would wait for it
             watcher.recv_table()
-            assert other.timers.task is not None  # both processes have the deadline armed
-            # both processes reach the deadline at the same moment
-            one.portal.call(clocks[0].advance, 11.0)  # type: ignore[union-attr]
-            two.portal.call(clocks[1].advance, 11.0)  # type: ignore[union-attr]
+            # both processes have the deadline armed: their timers asleep on their clocks
+            wait_until(lambda: (settle(one), settle(two), clocks[0].sleeping and clocks[1].sleeping)[-1],
+                       what="both timers asleep until the deadline",
+                       seen=lambda: (clocks[0].sleeping, clocks[1].sleeping, other.timers.task))
+            # Both processes reach the deadline at the same moment: each clock is moved past its
+            # own room's deadline. (Moving both 11 s assumed the second process's deadline, which
+            # it takes from the stored start's wall-clock time, came less than 1 s after its fake
+            # clock was made: on a busy machine the set-up takes longer, and it never fired.)
+            for client, clock, live in ((one, clocks[0], room), (two, clocks[1], other)):
+                deadline = live.turn_deadline()
+                assert deadline is not None
+                client.portal.call(clock.advance, deadline - clock.now() + 1.0)  # type: ignore[union-attr]
             # both tried: one move is stored, and both rooms stand at its version (the loser
             # reloaded after its refused commit, or followed the doorbell)
             wait_until(lambda: (settle(one), settle(two), room.version == other.version == version + 1)[-1],

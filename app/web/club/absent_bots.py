@@ -14,7 +14,9 @@ plays the seat of every player who is not at their table.
 - Turning the switch off ends it for everyone; seats already played by a bot stay so until their
   players take them back.
 - The elder who turns it on picks the bots' level (kept in the night's state, ``bot_level``;
-  medium unless chosen); each handed-over seat's level is stored with its room's takeover.
+  medium unless chosen); each handed-over seat's level is stored with its room's takeover. It
+  is the night's level: the turn timer of every table of the night plays at it too (the tables
+  playing when it is chosen, and every table opened after).
 
 Rooms are changed on the event loop; the night's rows are read and written in worker threads.
 """
@@ -142,6 +144,8 @@ async def carry_out(app: FastAPI, night_id: int, playing: list[dict[str, Any]],
         if night == night_id and (slug not in wanted or task.done()):
             task.cancel()
             del tasks[(night, slug)]
+    if wish.on:  # the tables playing now: their turn timers play at the night's level too
+        await _host_level(app, [entry["slug"] for entry in playing], wish.level)
     for entry in playing:
         key = (night_id, entry["slug"])
         if entry["slug"] in wanted and key not in tasks:
@@ -149,6 +153,19 @@ async def carry_out(app: FastAPI, night_id: int, playing: list[dict[str, Any]],
                 watch_room(app, night_id, entry["slug"], list(entry.get("players", [])), opened),
                 name=f"absent-bots-{entry['slug']}")
             tasks[key].add_done_callback(_log_failure)
+
+
+async def _host_level(app: FastAPI, slugs: list[str], level: str) -> None:
+    """The host's level of these rooms (the turn timer's move) is `level` (stored as an event)."""
+    manager = manager_of(app)
+    for slug in slugs:
+        room = await manager.find(slug)
+        if room is None or room.status != RoomStatus.PLAYING or room.bot_levels.host == level:
+            continue
+        try:
+            await room.actions.set_host_level(level)
+        except Refused:
+            continue  # the room moved on meanwhile (another process): its own next look sets it
 
 
 def _log_failure(task: asyncio.Task[None]) -> None:

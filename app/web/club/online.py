@@ -219,10 +219,10 @@ async def _open(app: FastAPI, manager: RoomManager, night_id: int, rooms: dict[s
     """A table's room, seated in chair order with its first dealer (on a duplicate night, dealing
     from its round's decks, `deck_key`); remembered in the night (and in `rooms`, the caller's
     copy of the night's rooms)."""
-    turn_seconds = await asyncio.to_thread(_turn_seconds, app, night_id)
+    turn_seconds, level = await asyncio.to_thread(_table_settings, app, night_id)
     try:
         room = await manager.create_table(preset=PRESET, options={}, names=players, dealer=dealer,
-                                          turn_seconds=turn_seconds, deck_key=deck_key)
+                                          turn_seconds=turn_seconds, deck_key=deck_key, bot_level=level)
     except Refused:
         log.exception("night %s: could not open the room for %s", night_id, key)
         return
@@ -243,10 +243,14 @@ def _open_online_night(app: FastAPI, night_id: int) -> tuple[Night, dict[str, An
         return night, dict(row.state.get("rooms", {})), row.duplicate
 
 
-def _turn_seconds(app: FastAPI, night_id: int) -> float:
+def _table_settings(app: FastAPI, night_id: int) -> tuple[float, str]:
+    """A new table's turn timer: its seconds, and the level of the bot that moves when they run
+    out (the level the night's elders chose for its bots; medium if none)."""
     with session_scope(app.state.engine) as session:
         night_row = night_store.get_night(session, night_id=night_id)
-        return night_row.turn_seconds if night_row is not None else DEFAULT_TURN_SECONDS
+        if night_row is None:
+            return DEFAULT_TURN_SECONDS, absent_bots.night_level({})
+        return night_row.turn_seconds, absent_bots.night_level(night_row.state)
 
 
 def _remember_room(app: FastAPI, night_id: int, key: str, players: list[str], dealer: int,

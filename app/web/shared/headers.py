@@ -3,8 +3,10 @@
 - Content-Security-Policy: scripts and styles only from this site (no inline script, no eval,
   no style element or attribute: a bar's length is a `<meter>`'s value, the hand's width is counted
   by CSS), nothing may frame the pages (`frame-ancestors 'none'`, and X-Frame-Options DENY for
-  old browsers), forms post only here; plus Referrer-Policy and X-Content-Type-Options
-  (`no-referrer` on every answer of a route whose address is a credential: SecretAddressRoute).
+  old browsers), forms post only here; a violation is reported to `/csp-report`
+  (`app.web.shared.csp_reports`: logged once per kind); plus Referrer-Policy and
+  X-Content-Type-Options (`no-referrer` on every answer of a route whose address is a
+  credential: SecretAddressRoute).
 - Club pages (`/club...`) are `Cache-Control: no-store` unless their handler says otherwise:
   they show what one viewer may see (an elder's forms, a member's own links), and on a club's
   shared laptop neither the disk cache nor the back button may show them to the next person
@@ -13,7 +15,8 @@
 - A POST (PUT, PATCH, DELETE) whose browser says it came from another site is refused with 403:
   `Sec-Fetch-Site: cross-site`/`same-site`, or an `Origin` that is not this site's own origin
   (scheme, host and port) or one of `ALLOWED_ORIGINS`. Clients that send neither header are
-  not browsers, so no victim's cookie can ride on them.
+  not browsers, so no victim's cookie can ride on them. The refusal is the app's error page
+  (`app.web.shared.errors`) in the reader's language.
 """
 
 from __future__ import annotations
@@ -24,27 +27,28 @@ from typing import Any
 from fastapi import Request, Response
 from fastapi.routing import APIRoute
 from starlette.datastructures import Headers
+from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.web.shared.csp_reports import PATH as REPORT_PATH
+from app.web.shared.errors import CROSS_SITE, error_page
 from app.web.shared.security import own_origin, same_origin
 
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; "
     "img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; "
-    "base-uri 'none'; object-src 'none'"
+    "base-uri 'none'; object-src 'none'; "
+    f"report-uri {REPORT_PATH}; report-to csp"  # a violation is reported (logged once per kind)
 )
 SECURITY_HEADERS = [
     (b"content-security-policy", CSP.encode()),
+    (b"reporting-endpoints", f'csp="{REPORT_PATH}"'.encode()),
     (b"x-frame-options", b"DENY"),
     (b"referrer-policy", b"same-origin"),
     (b"x-content-type-options", b"nosniff"),
 ]
 CLUB_CACHE = (b"cache-control", b"no-store")
 UNSAFE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
-CROSS_SITE_PAGE = (
-    b"<!doctype html><title>Not allowed</title><h1>Not allowed</h1>"
-    b"<p>This form was sent from another site. Open the page on this site and send it again.</p>"
-)
 
 
 def is_club_page(path: str) -> bool:
@@ -86,12 +90,8 @@ class SecurityHeaders:
             await send(message)
 
         if scope["method"] in UNSAFE_METHODS and cross_site(scope, self.allowed):
-            await send_with_headers({
-                "type": "http.response.start", "status": 403,
-                "headers": [(b"content-type", b"text/html; charset=utf-8"),
-                            (b"content-length", str(len(CROSS_SITE_PAGE)).encode())],
-            })
-            await send_with_headers({"type": "http.response.body", "body": CROSS_SITE_PAGE})
+            refusal = error_page(HTTPConnection(scope), 403, CROSS_SITE)
+            await refusal(scope, receive, send_with_headers)
             return
         await self.app(scope, receive, send_with_headers)
 

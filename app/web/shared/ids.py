@@ -3,9 +3,9 @@
 A route that declares a path parameter as `int` (`/club/nights/{night_id}`) is given any whole
 number, and a number past what the database stores made SQLite raise OverflowError (past
 2**63 - 1) and Postgres NumericValueOutOfRange (past 2**31 - 1: the id columns are INTEGER, 32
-bits there): a 500 with a traceback. `ids_in_range` runs before every route (`app.web.install`
-makes it a dependency of the whole app) and answers 404 when a path parameter its endpoint
-declares as `int` is a whole number beyond +-MAX_ID: such a link leads nowhere. Text that is no
+bits there): a 500 with a traceback. The edge check that runs before every route
+(`app.web.shared.path_params`) answers 404 when a path parameter its endpoint declares as `int`
+is a whole number beyond +-MAX_ID: such a link leads nowhere. Text that is no
 number at all is still the route's own 400. Routes need no change of their own, and a new route
 is covered the day it is written.
 
@@ -19,11 +19,6 @@ import functools
 import typing
 from collections.abc import Callable
 from typing import Any
-
-from fastapi import HTTPException
-from starlette.requests import HTTPConnection
-
-from app.i18n import N_
 
 MAX_ID = 2**31 - 1  # every id column is INTEGER: 32 bits on Postgres, the smaller of the two
 
@@ -46,14 +41,3 @@ def int_path_params(endpoint: Callable[..., Any]) -> tuple[str, ...]:
     except Exception:  # noqa: BLE001 -- an endpoint whose hints do not resolve declares no ids here
         return ()
     return tuple(name for name, hint in hints.items() if hint is int)
-
-
-async def ids_in_range(connection: HTTPConnection) -> None:  # async: FastAPI runs a plain def in a thread
-    """404 for a link whose whole-number part no id can be (`/club/nights/18446744073709551616`)."""
-    endpoint = connection.scope.get("endpoint")
-    if endpoint is None:
-        return
-    for name in int_path_params(endpoint):
-        raw = connection.path_params.get(name)
-        if isinstance(raw, str) and out_of_range(raw):
-            raise HTTPException(status_code=404, detail=N_("That link leads nowhere: check the number in it."))

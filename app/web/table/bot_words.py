@@ -1,5 +1,5 @@
-"""Bot levels in the players' words: the names a host chooses from, a bot seat's tag, and the
-levels a form chose."""
+"""Bot levels in the players' words: the names a host chooses from, a bot seat's tag, the tag of a
+seat a bot took over (which level plays it), and the levels a form chose."""
 
 from __future__ import annotations
 
@@ -14,6 +14,8 @@ from app.rules.text import Text
 LEVEL_NAMES = {"easy": N_("Easy"), "heuristic": N_("Medium"), "strong": N_("Strong")}
 TAGS = {"random": N_("Bot (random)"), "easy": N_("Bot (easy)"), "heuristic": N_("Bot (medium)"),
         "strong": N_("Bot (strong)")}
+TAKEN = {"random": N_("random bot playing"), "easy": N_("easy bot playing"), "heuristic": N_("medium bot playing"),
+         "strong": N_("strong bot playing")}
 
 
 def level_choices() -> list[tuple[str, str]]:
@@ -24,6 +26,12 @@ def level_choices() -> list[tuple[str, str]]:
 def bot_tag(level: str | None) -> str:
     """A bot seat's tag, "Bot (strong)", in the current language, escaped for HTML."""
     return str(escape(_(TAGS.get(level or DEFAULT_LEVEL, TAGS[DEFAULT_LEVEL]))))
+
+
+def taken_tag(level: str | None) -> str:
+    """The tag of a player's seat a bot took over, with the level that plays it ("strong bot
+    playing"), in the current language, escaped for HTML."""
+    return str(escape(_(TAKEN.get(level or DEFAULT_LEVEL, TAKEN[DEFAULT_LEVEL]))))
 
 
 def form_levels(form: dict[str, str], bots: int) -> tuple[list[str], str]:

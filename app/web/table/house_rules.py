@@ -8,9 +8,11 @@ reads these instead.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from app.i18n import N_, say
+from app.rooms import engine as rules_engine
+from app.rules.text import Text
 
 
 class HouseRule(NamedTuple):
@@ -72,3 +74,36 @@ def choice_label(name: str, value: str) -> str:
     """The words for choice `value` of option `name`."""
     words = CHOICES.get(name, {}).get(value)
     return say(words) if words else value.replace("_", " ")
+
+
+class FormProblem(NamedTuple):
+    """What the new-room form is told: the message, and the house rules it is about (the first is
+    focused; each is marked invalid)."""
+
+    message: str
+    options: tuple[str, ...]
+
+
+def clash_message(first: str, second: str, why: str) -> Text:
+    return Text("House rules “%(first)s” and “%(second)s” do not go together: %(why)s. Untick one of them.",
+                first=option_label(first), second=option_label(second), why=say(why))
+
+
+def form_problem(preset: str, form: dict[str, Any], reason: str) -> FormProblem | None:
+    """The house rules a refusal of the form is about, and how to say it: two switches that do not
+    go together (both named, and why), or one value the rules refused ("hand_sizes: 3 players ×
+    99 cards need 297 cards…": named for players, with what was typed). None: not about a house
+    rule."""
+    try:
+        clash = rules_engine.clashing(preset, rules_engine.parse_options(preset, form))
+    except ValueError:
+        clash = None
+    if clash is not None:
+        first, second, why = clash
+        return FormProblem(clash_message(first, second, why), (first, second))
+    name = reason.split(":", 1)[0]
+    if name not in HOUSE_RULES:
+        return None
+    message = Text("House rule “%(rule)s”: %(value)s does not work here. Please choose another value.",
+                   rule=option_label(name), value=form.get(f"opt_{name}", "").strip() or "—")
+    return FormProblem(message, (name,))

@@ -23,7 +23,7 @@ from app.web.shared.security import seat_token, set_seat_cookie
 from app.web.shared.throttle import app_clock, wait_message
 from app.web.state import TEMPLATES_DIR, get_manager, get_templates, seat_table_context
 from app.web.table.bot_words import form_levels, level_choices
-from app.web.table.house_rules import HOUSE_RULES, option_label
+from app.web.table.house_rules import clash_message, form_problem
 from app.web.table.member_seats import note_seat
 from app.web.table.new_rooms import Full, NewRooms
 from app.web.table.rejoin_panel import rejoin_panel
@@ -59,6 +59,9 @@ def _home_context(preset: str, form: dict[str, Any] | None = None, error: str | 
         "default_turn_seconds": int(DEFAULT_TURN_SECONDS),
         "bot_levels": level_choices(),
         "bots_chosen": min(bots, hi - 1),  # a level to choose for each
+        # switches that do not go together, and what the form says when both are ticked
+        "clashes": [(a, b, clash_message(a, b, why)) for a, b, why in rules_engine.option_clashes(preset)],
+        "bad_options": (),
     }
 
 
@@ -136,23 +139,14 @@ async def create_room(request: Request) -> Response:
         message = text_of(exc) if not isinstance(exc, ValueError) or str(exc) else Text("Please check the form.")
         if isinstance(exc, ValueError) and "invalid literal" in message:
             message = Text("Seats and bots must be whole numbers.")
-        message = _house_rule_refused(str(message), form) or message
-        ctx = _home_context(preset, form, message)
+        problem = form_problem(preset, form, str(message))
+        ctx = _home_context(preset, form, problem.message if problem else message)
+        ctx["bad_options"] = problem.options if problem else ()
         return templates.TemplateResponse(request, "table/home.html", ctx, status_code=400)
     await note_seat(request, room.id, room.host)
     response = RedirectResponse(f"/r/{room.slug}", status_code=303)
     set_seat_cookie(response, slug=room.slug, token=token, secure=request.app.state.settings.secure_cookies)
     return response
-
-
-def _house_rule_refused(reason: str, form: dict[str, str]) -> str | None:
-    """The rules refused a house rule ("hand_sizes: 3 players × 99 cards need 297 cards…"): say
-    which one, by its name for players, and what was typed. None: not about a house rule."""
-    name = reason.split(":", 1)[0]
-    if name not in HOUSE_RULES:
-        return None
-    return Text("House rule “%(rule)s”: %(value)s does not work here. Please choose another value.",
-                rule=option_label(name), value=form.get(f"opt_{name}", "").strip() or "—")
 
 
 def _turn_seconds(raw: str | None) -> float:

@@ -25,6 +25,7 @@ from app.store import rooms as store
 from app.store.db import session_scope
 from app.web.state import get_manager, get_templates
 from app.web.table.model import display_name, score_rows
+from app.web.table.places import game_rows
 from app.web.table.talk import line_model
 
 router = APIRouter(tags=["replay"])
@@ -183,8 +184,7 @@ def story_context(story: GameStory, names: list[str], at: int, deal_no: int | No
         "deal_starts": [(s.deal_no, s.index) for s in story.steps if s.action == "deal"],
         "score_sheet": score_rows(done_deals, len(names)),
         "final_rows": score_rows(story.deal_log, len(names)),
-        "ranking": story.game.ranking or [],
-        "final_scores": story.game.scores,
+        "final_places": game_rows(story.game, names),
         "top_cards": [c for c in story.game.ruleset.top_cards if not c.startswith("X")],
         "target": story.game.ruleset.target,
     }

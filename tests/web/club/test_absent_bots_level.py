@@ -19,6 +19,7 @@ from app.store import night_replay
 from app.store import nights as night_store
 from app.store.db import session_scope
 from app.web.club import absent_bots
+from app.web.club import online as club_online
 from tests.conftest import make_settings
 from tests.web.wsutil import close_all
 
@@ -69,8 +70,8 @@ def test_the_elders_level_plays_every_absent_seat(client: TestClient, clock: Fak
     wait_for("a bot at every seat", lambda: all(r.seats[c].botted for r, _k, c in seats.values())
              and away(client, night_id) == set(NINE), client)
     assert {room.bot_level(chair) for room, _k, chair in seats.values()} == {"easy"}
-    # the rooms' own default stays medium: only the night's takeovers are easy
-    assert {room.bot_levels.host for room, _k, _c in seats.values()} == {"heuristic"}
+    # the night's level is the tables' own too: their turn timers play at it (issue 37 item 6)
+    assert {room.bot_levels.host for room, _k, _c in seats.values()} == {"easy"}
 
     live = client.get(f"/club/nights/{night_id}/live").text
     with session_scope(client.app.state.engine) as session:  # type: ignore[attr-defined]
@@ -96,4 +97,27 @@ def test_the_level_stays_with_the_night(sqlite_url: str) -> None:
     with TestClient(create_app(settings, clock=FakeClock())) as web:
         assert absent_bots.wish_of(web.app, night_id).level == "strong"  # type: ignore[arg-type]
         assert "level: Strong." in web.get(f"/club/nights/{night_id}/live").text
+        close_all()
+
+
+def test_every_table_of_the_night_times_out_at_the_nights_level(sqlite_url: str) -> None:
+    """Issue 37 item 6: a club table's turn timer played at medium whatever the night's level. The
+    tables playing when the elders choose a level take it (stored as the room's event, so a restart
+    keeps it), and every table opened after is made at it."""
+    settings = settings_for(sqlite_url)
+    with TestClient(create_app(settings, clock=FakeClock())) as web:
+        night_id = online_night(web)
+        rooms = rooms_now(web, night_id)
+        manager = web.app.state.rooms  # type: ignore[attr-defined]
+        assert {manager.get(e["slug"]).bot_levels.host for e in rooms.values()} == {"heuristic"}
+        assert club_online._table_settings(web.app, night_id)[1] == "heuristic"  # type: ignore[arg-type]
+        assert switch_on(web, night_id, "strong") == 303
+        wait_for("the tables at the night's level",
+                 lambda: {manager.get(e["slug"]).bot_levels.host for e in rooms.values()} == {"strong"}, web)
+        # the next round's tables are made at it
+        assert club_online._table_settings(web.app, night_id)[1] == "strong"  # type: ignore[arg-type]
+        close_all()
+    with TestClient(create_app(settings, clock=FakeClock())) as web:
+        manager = web.app.state.rooms  # type: ignore[attr-defined]
+        assert {manager.get(e["slug"]).bot_levels.host for e in rooms.values()} == {"strong"}
         close_all()
