@@ -350,8 +350,8 @@ class LiveRoom:
                 await self.talk.set_spectators(seat, allowed)
             case Start():
                 await self.start(seat)
-            case AddBot():
-                await self.add_bot(seat)
+            case AddBot(level):
+                await self.add_bot(seat, level)
             case Remove(target):
                 await self.remove_seat(seat, target)
             case HandToBot(target):

@@ -90,3 +90,24 @@ def test_a_taken_over_seat_says_which_level_plays_it() -> None:
         with use_language(lang):
             said[lang] = taken_tag("strong")
     assert said == {"da": "bot (stærk) spiller", "fi": "botti (vahva) pelaa", "is": "vélmenni (sterkt) spilar"}
+
+
+def test_the_host_picks_the_level_of_the_bot_added_in_the_lobby(web: TestClient) -> None:
+    """Issue 37 item 6: "Add a bot" in the lobby is a form with a level (the host's own chosen);
+    the bot added plays at the level picked, and a seat a bot took over says its level."""
+    from tests.web.test_turn_timer import settle
+    from tests.web.wsutil import Player, create_room
+
+    slug, token = create_room(web, seats=4)
+    host = Player(web, slug, token).connect()
+    host.recv_table()
+    form = re.search(r'<form class="addbot".*?</form>', host.visible, re.S)
+    assert form and 'name="level"' in form.group(0) and '<option value="heuristic" selected>' in form.group(0)
+    room = web.app.state.rooms.get(slug)  # type: ignore[attr-defined]
+    host.send(do="add_bot", level="strong", v=room.version, aid="b1")
+    settle(web)
+    host.send(do="add_bot", v=room.version, aid="b2")  # no level: the host's
+    settle(web)
+    bots = [s for s in sorted(room.seats) if room.seats[s].is_bot]
+    assert [room.bot_level(s) for s in bots] == ["strong", "heuristic"]
+    host.close()

@@ -16,7 +16,8 @@ from app.i18n import use_language
 from app.i18n.jinja import install as install_languages
 from app.web.shared.templating import make_templates
 from app.web.state import TEMPLATES_DIR
-from app.web.table.model import Piece, final_rows
+from app.web.table.model import Piece
+from app.web.table.places import final_rows
 from app.web.table.render import Drawer, setup_templates
 from tests.web.viewers import read_as
 from tests.web.wsutil import Player, create_room
@@ -61,7 +62,7 @@ def test_a_deal_result_says_you_to_its_own_player(lang: str, mine: str, others: 
 def rows(ranking: list[int], scores: list[int], out_in: dict[int, int], *, by_going_out: bool = True) -> list[Any]:
     view = {"ranking": ranking, "scores": scores, "out": list(out_in)}
     return [(r["name"], r["place"], r["out_deal"], r["shared"])
-            for r in final_rows(view, ["A", "B", "C", "D"], out_in, by_going_out)]
+            for r in final_rows(view["ranking"], view["scores"], ["A", "B", "C", "D"], None, out_in, by_going_out)]
 
 
 def test_the_final_list_follows_the_order_of_going_out() -> None:

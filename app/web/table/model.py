@@ -29,6 +29,7 @@ from app.rooms.room import LiveRoom
 from app.rules.cards import pretty_cards
 from app.rules.scoring import DealResult
 from app.rules.text import Text
+from app.web.table.places import final_rows
 
 BOT_SUFFIX = " (bot)"
 RASSI_KINDS = ("free", "double", "redouble")
@@ -150,7 +151,8 @@ def public_table(room: LiveRoom) -> Public:
     _seats(pieces, room, view, names, lobby)
     if lobby:
         filled = sum(1 for s in room.state.seats.values())
-        pieces["table-lobby"] = Piece("lobby", (room.state.slug, room.state.preset, filled, room.state.capacity, room.limits()))
+        pieces["table-lobby"] = Piece("lobby", (room.state.slug, room.state.preset, filled, room.state.capacity, room.limits(),
+                                                room.state.bot_levels.host))
     else:
         pieces["table-lobby"] = Piece("lobby", None)
     _felt(pieces, room, view, names)
@@ -220,7 +222,7 @@ def _seats(pieces: Pieces, room: LiveRoom, view: dict[str, Any] | None, names: t
             continue
         row = SeatRow(i, False, names[i] if i < len(names) else s.name, s.is_bot, s.bot_controlled,
                       s.is_bot or i in present, i == room.state.host, i in handovers,
-                      room.bot_level(i) if s.is_bot else None, lobby)
+                      room.bot_level(i) if s.is_bot or s.bot_controlled else None, lobby)
         if i < playing:
             assert view is not None
             count, stats = f"table-count-{i}", f"table-stats-{i}"
@@ -282,7 +284,8 @@ def _over(pieces: Pieces, room: LiveRoom, view: dict[str, Any] | None, names: tu
     g = room.state.game
     by_going_out = g is not None and g.ruleset.game_end != "target"  # else by points
     out_in = {s: d.deal_no for d in g.deal_log for s in d.went_out} if g is not None else {}
-    rows = final_rows(view, names, out_in, by_going_out)
+    rows = tuple(final_rows(view.get("ranking") or [], view.get("scores") or [], [n or "?" for n in names], None,
+                            out_in, by_going_out))
     ready = tuple(sorted(room.state.ready))
     pieces["table-over"] = Piece("over", (
         room.state.slug, rows, by_going_out and bool(view.get("out")), room.state.club_table, ready,
@@ -322,29 +325,6 @@ def score_rows(deal_log: Sequence[DealResult], players: int) -> list[dict[str, A
         rows.append({"deal_no": deal.deal_no, "dealer": deal.dealer, "took": took, "agurk": list(deal.agurk),
                      "went_out": list(deal.went_out), "cleared": list(deal.cleared), "totals": list(totals)})
     return rows
-
-
-def final_rows(view: dict[str, Any], names: Sequence[str | None], out_in: dict[int, int],
-               by_going_out: bool) -> tuple[dict[str, Any], ...]:
-    """The final list, in the rules' order (`view["ranking"]`): when the game ends at the target,
-    by points; else the players still in (fewest points first), then those who went out, the
-    last one out first. Each row says in which deal its player went out (`out_in`: seat ->
-    deal). Rows the rules do not tell apart share a place: equal points (among the players
-    still in, when going out decides), or players who went out in the same deal."""
-    ranking: list[int] = list(view.get("ranking") or [])
-    scores: list[int] = list(view.get("scores") or [])
-    rows: list[dict[str, Any]] = []
-    for index, seat in enumerate(ranking):
-        out_deal = out_in.get(seat)
-        key = ("out", out_deal) if by_going_out and out_deal is not None else ("points", scores[seat])
-        tied = index > 0 and key == rows[-1]["key"]
-        place = rows[-1]["place"] if tied else index + 1
-        rows.append({"seat": seat, "name": names[seat], "points": scores[seat], "place": place,
-                     "out_deal": out_deal, "key": key})
-    for row in rows:
-        row["shared"] = sum(1 for r in rows if r["place"] == row["place"]) > 1
-        row["winner"] = row["place"] == 1
-    return tuple(rows)
 
 
 # ------------------------------------------------------------------ private

@@ -14,7 +14,7 @@ from markupsafe import Markup
 from app.i18n import N_, _, current_language, ngettext
 from app.rules.cards import RANK_WORD, pretty
 from app.rules.ruleset import PRESET_TITLES
-from app.web.table.bot_words import bot_tag
+from app.web.table.bot_words import bot_tag, level_choices, taken_tag
 from app.web.table.house_rules import choice_label, option_help, option_label
 from app.web.table.model import Piece, Pieces, Table
 from app.web.table.reactions import reaction_of
@@ -40,7 +40,8 @@ def setup_templates(templates: Jinja2Templates) -> None:
     env.globals.update(card_name=card_name, rank_word=RANK_WORD, how_text=HOW_TEXT, phase_text=PHASE_TEXT,
                        rassi_text=RASSI_TEXT, rassi_done=RASSI_DONE, preset_title=PRESET_TITLES,
                        reaction_of=reaction_of, choice_label=choice_label, together=together,
-                       send_labels=send_labels, bot_tag=lambda level: Markup(bot_tag(level)))
+                       send_labels=send_labels, level_choices=level_choices,
+                       bot_tag=lambda level: Markup(bot_tag(level)), taken_tag=lambda level: Markup(taken_tag(level)))
     env.filters.update(card_label=card_label, card_short=pretty, option_label=option_label, option_help=option_help)
 
     @functools.lru_cache(maxsize=2048)
