@@ -101,7 +101,7 @@ def test_the_host_picks_the_level_of_the_bot_added_in_the_lobby(web: TestClient)
     slug, token = create_room(web, seats=4)
     host = Player(web, slug, token).connect()
     host.recv_table()
-    form = re.search(r'<form class="addbot".*?</form>', host.visible, re.S)
+    form = re.search(r'<form class="addbot".*?</form>', host.visible, re.DOTALL)
     assert form and 'name="level"' in form.group(0) and '<option value="heuristic" selected>' in form.group(0)
     room = web.app.state.rooms.get(slug)  # type: ignore[attr-defined]
     host.send(do="add_bot", level="strong", v=room.version, aid="b1")
