@@ -140,7 +140,6 @@ def public_table(room: LiveRoom) -> Public:
     target = view["target"] if view is not None else None
     to_act = view.get("to_act") if view is not None else None
     trick = (view.get("trick") or {}) if view is not None else {}
-    last_trick = view.get("last_trick") if view is not None else None
     phase = view["phase"] if view is not None else None
 
     pieces["table-pills"] = Piece("pills", (in_game, view and view["deal_no"], phase, over, target))
@@ -168,8 +167,10 @@ def public_table(room: LiveRoom) -> Public:
         "data-winning": _winning(view),
         "data-leading": "true" if view is not None and not trick.get("plays") else "",
         "data-trick-done": "true" if view is not None and not trick.get("plays") and view.get("last_trick") else "",
-        # the last deal's result dims once a trick has been played since
-        "data-result-old": "true" if in_game and not over and (last_trick or trick.get("plays")) else "",
+        # the last deal's result dims once a card has been played in the next deal (not in the pause
+        # after it, which shows its final cards: issue 37 item 2)
+        "data-result-old": "true" if phase == "play" and any(
+            m["action"].startswith("play") for m in view["moves"]) else "",
     }
     if deadline is not None:
         attrs["data-turn-left"] = str(max(0, math.ceil(deadline - room.manager.clock.now())))
