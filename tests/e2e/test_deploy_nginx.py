@@ -119,7 +119,7 @@ def access_lines(workdir: Path) -> list[tuple[str, str, int]]:
 
 
 def my_turn(page) -> bool:  # type: ignore[no-untyped-def]
-    return page.locator(".status.yours").count() > 0
+    return page.locator("#table[data-my-turn=true]").count() > 0
 
 
 def version(page) -> int:  # type: ignore[no-untyped-def]
@@ -142,7 +142,7 @@ def move(page) -> None:  # type: ignore[no-untyped-def]
 def play_my_moves(page, moves: int) -> None:  # type: ignore[no-untyped-def]
     """Make `moves` moves of our own, each when it is our turn (the bots play between them)."""
     for n in range(moves):
-        wait_page(page, "() => document.querySelector('.status.yours') !== null", what=f"our turn (move {n + 1})",
+        wait_page(page, "() => document.getElementById('table').dataset.myTurn === 'true'", what=f"our turn (move {n + 1})",
                   timeout=20)
         before = version(page)
         move(page)

@@ -23,7 +23,7 @@ PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touc
 
 
 def my_turn(page) -> bool:  # type: ignore[no-untyped-def]
-    return page.locator(".status.yours").count() > 0
+    return page.locator("#table[data-my-turn=true]").count() > 0
 
 
 def move(page) -> None:  # type: ignore[no-untyped-def]
@@ -82,7 +82,7 @@ def test_the_host_leaves_at_their_turn_and_a_phone_takes_a_seat_back(
             anna.wait_for_timeout(150)
         assert my_turn(anna), "it never became the host's turn"
         # everybody sees the countdown on Anna's seat
-        clock = bo.locator(".seat .turnbox .tag.clock")
+        clock = bo.locator(".seat .turnbox .tag.clock:visible")  # (the row whose turn it is)
         clock.wait_for()
         first = int(clock.inner_text().split()[0])
         assert 0 < first <= TURN
@@ -90,7 +90,7 @@ def test_the_host_leaves_at_their_turn_and_a_phone_takes_a_seat_back(
         # it counts down by itself, with no push: the page's own timer (a busy machine may run
         # that timer late, so wait for it rather than sample once after a fixed sleep)
         bo.wait_for_function(
-            "([first, at]) => +document.querySelector('.seat .turnbox .tag.clock').textContent.split(' ')[0] < first"
+            "([first, at]) => +document.querySelector('#table-seat-' + document.getElementById('table').dataset.toAct + ' .tag.clock').textContent.split(' ')[0] < first"
             " && +document.getElementById('table').dataset.version === at",
             arg=[first, at], timeout=(TURN - 2) * 1000)
         bo.screenshot(path=str(shots / "table-countdown-desktop.png"))

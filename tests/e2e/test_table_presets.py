@@ -72,7 +72,8 @@ def legal(page) -> list[str]:  # type: ignore[no-untyped-def]
 
 
 def leading(page) -> bool:  # type: ignore[no-untyped-def]
-    return page.locator(".trick > .plays").count() == 0
+    """Nobody has played to the trick yet (the section says so: its plays may be the last trick's, dimmed)."""
+    return page.locator("#table[data-leading=true]").count() == 1
 
 
 def hand_codes(page) -> list[str]:  # type: ignore[no-untyped-def]
@@ -427,7 +428,8 @@ def test_typed_name_survives_overlapping_pushes(server: str, browser) -> None:  
         return int(friend.evaluate("() => window.pushes"))
 
     def settling() -> None:
-        wait_selector(friend, ".htmx-settling", what="a push settling")
+        """(Pushes are morphed in: the field is never replaced, so there is no settling window
+        to aim at any more; a key is typed right behind the replayed push instead.)"""
 
     try:
         friend.add_init_script(REPLAYABLE_PUSHES)

@@ -31,7 +31,7 @@ from typing import Any
 
 log = logging.getLogger("gurka.web.hub")
 
-QUEUE_SIZE = 16
+QUEUE_SIZE = 32  # frames: a change of the table is one or two (shared, private), a few hundred bytes each
 SEND_STALL = 5.0  # seconds one frame may take to leave before the reader counts as gone
 CLOSE_WAIT = 2.0  # seconds a dropped reader gets to take its close frame
 TOO_SLOW = 1013  # "try again later": the close code for a reader that fell behind

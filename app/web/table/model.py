@@ -398,7 +398,10 @@ def _hand(pieces: Pieces, view: dict[str, Any], own: dict[str, Any], top: tuple[
     if mode == "select" and len(legal) == 1 and legal[0].startswith("play "):
         preselect = tuple(legal[0].split()[1:])  # one possible play: it is selected already
     exchange_max = (view.get("exchange") or {}).get("max")
-    advice = _advice(mode, phase, blocked, legal, leading, view.get("preset", ""), len(hand))
+    # (playing one card: why the greyed ones wait; selecting: why any card alone would not do)
+    whys = ([why for why, codes in blocked.items() for _ in codes] if mode == "play" else
+            [why_not.get(code, "") for code in hand] if mode == "select" else [])
+    advice = _advice(mode, phase, whys, legal, leading, view.get("preset", ""), len(hand))
     pieces["table-move"] = Piece("move", (
         mode, advice, tuple(legal), tuple((why, tuple(codes)) for why, codes in blocked.items()), preselect,
         exchange_max if mode == "exchange" else None))
@@ -408,11 +411,11 @@ def _hand(pieces: Pieces, view: dict[str, Any], own: dict[str, Any], top: tuple[
     return mode
 
 
-def _advice(mode: str, phase: str, blocked: dict[str, list[str]], legal: list[str], leading: bool,
+def _advice(mode: str, phase: str, whys: list[str], legal: list[str], leading: bool,
             preset: str, held: int) -> Text | None:
-    """One sentence above the hand: what this turn asks of the player, and why cards are greyed."""
-    reasons = [Text(why) if not isinstance(why, Text) else why for why, codes in blocked.items() if why
-               for _ in codes]
+    """One sentence above the hand: what this turn asks of the player, and why cards are greyed
+    (`whys`: the reasons the cards of the hand give, one per card)."""
+    reasons = [Text(why) if not isinstance(why, Text) else why for why in whys if why]
     common = max(reasons, key=reasons.count) if reasons else None
     if mode == "play":
         if common is not None:
