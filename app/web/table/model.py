@@ -169,7 +169,7 @@ def public_table(room: LiveRoom) -> Public:
         "data-trick-done": "true" if view is not None and not trick.get("plays") and view.get("last_trick") else "",
         # the last deal's result dims once a card has been played in the next deal (not in the pause
         # after it, which shows its final cards: issue 37 item 2)
-        "data-result-old": "true" if phase == "play" and any(
+        "data-result-old": "true" if view is not None and phase == "play" and any(
             m["action"].startswith("play") for m in view["moves"]) else "",
     }
     if deadline is not None:
