@@ -134,9 +134,9 @@ def test_spectators_coming_and_going_push_nothing_to_the_players(web: TestClient
     publisher = web.app.state.publisher
     real = publisher.private
 
-    def counting(r, seat, public):  # type: ignore[no-untyped-def]
+    def counting(r, seat, public, lang=None):  # type: ignore[no-untyped-def]
         rendered.append(seat)
-        return real(r, seat, public)
+        return real(r, seat, public, lang)
 
     publisher.private = counting
     try:

@@ -397,3 +397,43 @@ def test_each_seat_reads_you_on_its_own_row_only_and_the_host_its_own_buttons(we
             else:
                 assert "Your turn" not in said and f"Waiting for {('Ann', 'Bo', 'Cai')[to_act]}." in said
     web.portal.call(play)  # type: ignore[attr-defined]
+
+
+def test_a_seats_own_panel_is_drawn_in_each_connections_language(web: TestClient) -> None:
+    """The club's panel (a seat's own piece) is drawn in the reader's language, whoever moved:
+    two connections of one seat in two languages each get their own."""
+    manager = web.app.state.rooms  # type: ignore[attr-defined]
+    publisher = web.app.state.publisher  # type: ignore[attr-defined]
+
+    def panel(room: Any, seat: int | None) -> str:
+        from app.i18n import _
+        return f'<p class="panel-test">{_("Waiting room")} {room.version}</p>'
+
+    async def play() -> tuple[str, str]:
+        room, token = await manager.create_room(preset="gurka-night", options={}, seats=3, host_name="Ann")
+        for name in ("Bo", "Cai"):
+            await room.join(name)
+        en, da = Viewer(0, "en", hash_token(token)), Viewer(0, "da", hash_token(token))
+        for v in (en, da):
+            room.attach(v)
+        publisher.panels.append(panel)
+        try:
+            with use_language("fi"):  # the mover's language, say
+                await room.start(0, dealer=0)
+        finally:
+            publisher.panels.remove(panel)
+        frames = {v.lang: "".join(v.frames) for v in (en, da)}
+        for v in (en, da):
+            room.detach(v)  # type: ignore[arg-type]
+        return frames["en"], frames["da"]
+
+    en, da = web.portal.call(play)  # type: ignore[attr-defined]
+    from app.i18n import _
+
+    said = {}
+    for lang in ("en", "da", "fi"):
+        with use_language(lang):
+            said[lang] = _("Waiting room")
+    assert len(set(said.values())) == 3
+    panels = {lang: set(re.findall(r'class=\\"panel-test\\">([^<]*?) \d+<', frames)) for lang, frames in (("en", en), ("da", da))}
+    assert panels == {"en": {said["en"]}, "da": {said["da"]}}, panels

@@ -109,7 +109,7 @@ class TableLog:
     public: Table | None = None
     seq: int = 0
     version: int = -1  # the room's version at `seq`
-    private: dict[int | None, Table] = field(default_factory=dict)
+    private: dict[tuple[int | None, str], Table] = field(default_factory=dict)  # (seat, language) -> its own
 
 
 class TablePublisher:
@@ -131,8 +131,13 @@ class TablePublisher:
             found = self._logs[room] = TableLog()
         return found
 
-    def private(self, room: LiveRoom, seat: int | None, public: Public) -> Table:
-        panel = "".join(panel(room, seat) for panel in self.panels)
+    def private(self, room: LiveRoom, seat: int | None, public: Public, lang: str | None = None) -> Table:
+        """`seat`'s own table (its panel drawn in `lang`, else the current language)."""
+        if lang is None:
+            panel = "".join(panel(room, seat) for panel in self.panels)
+        else:
+            with use_language(lang):
+                panel = "".join(panel(room, seat) for panel in self.panels)
         return private_table(room, seat, public, Markup(panel))
 
     def page_table(self, room: LiveRoom, seat: int | None) -> Markup:
@@ -152,8 +157,8 @@ class TablePublisher:
         current = log.public == public.table and log.version == room.version  # (else the next push brings the others, and these, up to date)
         out = []
         for conn in conns:
-            own = self.private(room, conn.seat, public)
-            known = log.private.setdefault(conn.seat, own)
+            own = self.private(room, conn.seat, public, conn.lang)
+            known = log.private.setdefault((conn.seat, conn.lang), own)
             out.append((conn, self._whole(room, conn, public.table, own, log.seq, current and known == own)))
         return out
 
@@ -182,16 +187,16 @@ class TablePublisher:
             log.public, log.seq, log.version = public.table, start + 1, room.version
         shared: dict[str, str] = {}  # language -> the shared frame
         private: dict[tuple[int | None, str], str] = {}  # (seat, language) -> its private frame
-        own: dict[int | None, tuple[Table, list[Op], dict[str, str | None]]] = {}  # seat -> its table, changes
+        own: dict[tuple[int | None, str], tuple[Table, list[Op], dict[str, str | None]]] = {}  # its table, changes
         out: list[tuple[Connection, str, bool]] = []
         for conn in conns:
-            seat = conn.seat
-            if seat not in own:
-                mine, old = self.private(room, seat, public), log.private.get(seat)
-                own[seat] = (mine, changes(old.pieces, mine.pieces, mine.roots) if old is not None else [],
-                             changed_attrs(old.attrs, mine.attrs) if old is not None else {})
-            mine, mine_ops, mine_attrs = own[seat]
-            if before is None or seat not in log.private or conn.shown != (start, seat):
+            seat, key = conn.seat, (conn.seat, conn.lang)
+            if key not in own:
+                mine, old = self.private(room, seat, public, conn.lang), log.private.get(key)
+                own[key] = (mine, changes(old.pieces, mine.pieces, mine.roots) if old is not None else [],
+                            changed_attrs(old.attrs, mine.attrs) if old is not None else {})
+            mine, mine_ops, mine_attrs = own[key]
+            if before is None or key not in log.private or conn.shown != (start, seat):
                 out.append((conn, self._whole(room, conn, public.table, mine, log.seq, True), True))
                 continue
             if log.seq != start:
@@ -202,15 +207,14 @@ class TablePublisher:
                         attrs, public.table.pieces, ops, conn.lang)
                 out.append((conn, frame, False))
             if mine_ops or mine_attrs:
-                key = (seat, conn.lang)
                 frame = private.get(key)
                 if frame is None:
                     frame = private[key] = self._frame({"kind": "private", "seq": log.seq}, mine_attrs, mine.pieces,
                                                        mine_ops, conn.lang)
                 out.append((conn, frame, False))
             conn.shown = (log.seq, seat)
-        for seat, (mine, _ops, _attrs) in own.items():
-            log.private[seat] = mine
+        for key, (mine, _ops, _attrs) in own.items():
+            log.private[key] = mine
         return out
 
     def _frame(self, head: dict[str, Any], attrs: dict[str, str | None], pieces: Pieces, ops: list[Op],
