@@ -47,6 +47,7 @@ DATA_LEGAL = re.compile(r"data-legal='([^']*)'")
 DATA_CODE = re.compile(r'data-code="([^"]+)"')
 DATA_CARD = re.compile(r'data-card="([^"]+)"')
 TURN = re.compile(r'<section id="table"[^>]* data-to-act="(\d+)"')  # the seat whose turn it is
+ME = re.compile(r'<section id="table"[^>]* data-me="(\d+)"')  # the page's own seat
 SCORE = re.compile(r'<b>(-?\d+)</b><span class="sr-only"> penalty points')
 
 
@@ -431,6 +432,14 @@ class SeatClient:
     def offered_actions(self) -> list[str]:
         return offered_actions(self.content)
 
+    @property
+    def my_turn(self) -> bool:
+        """The table says it is this page's seat's turn (`data-to-act` is its `data-me`): its own
+        move, which comes right after the table's change, is then the one it shows."""
+        me = ME.search(self.content)
+        turn = TURN.findall(self.content)
+        return bool(me and turn and me.group(1) == turn[0])
+
     def fingerprint(self) -> dict[str, Any]:
         return fingerprint(self.content, self.version)
 
@@ -480,6 +489,13 @@ def settled(clients: list[SeatClient]) -> bool:
     return acting == [int(turn[0])] if turn else not acting
 
 
+async def settle(clients: list[SeatClient], timeout: float = 15.0) -> None:
+    """Wait until each page shows its own move for the table it shows (`settled`)."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not settled(clients) and asyncio.get_running_loop().time() < deadline:
+        await asyncio.sleep(0.01)
+
+
 def actor(clients: list[SeatClient]) -> SeatClient | None:
     """The one client whose page offers actions now (None between games)."""
     acting = [c for c in clients if c.offered_actions()]
@@ -493,9 +509,7 @@ async def play_step(clients: list[SeatClient], rng: Any, timeout: float = 15.0) 
     await all_at(clients, top, timeout)
     # a seat's own move comes in its private frame right after the table's shared change: for that
     # moment the one who just moved may still show its last move, and the next one not yet its own
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not settled(clients) and asyncio.get_running_loop().time() < deadline:
-        await asyncio.sleep(0.01)
+    await settle(clients, timeout)
     who = actor(clients)
     assert who is not None, "nobody may act"
     action = rng.choice(who.offered_actions())
@@ -522,7 +536,7 @@ async def autoplay(client: SeatClient, rng: Any, stop: asyncio.Event) -> int:
     acted_at = -1
     while not stop.is_set() and client.close_code is None:
         offered = client.offered_actions()
-        if offered and client.version > acted_at:
+        if offered and client.version > acted_at and client.my_turn:
             acted_at = client.version
             try:
                 await client.act(rng.choice(offered), v=acted_at)

@@ -29,6 +29,7 @@ from tests.resilience.conftest import (
     join_room,
     play_step,
     play_to_end,
+    settle,
     start_game,
 )
 from tests.waiting import await_until
@@ -110,6 +111,7 @@ async def test_kill_9_one_of_two_processes_loses_nothing(two_servers) -> None:
         await play_step(clients, rng)
     version = max(c.version for c in clients)
     await all_at(clients, version)
+    await settle(clients)
     before = [c.fingerprint() for c in clients]
 
     a.kill()
@@ -117,6 +119,7 @@ async def test_kill_9_one_of_two_processes_loses_nothing(two_servers) -> None:
     await clients[0].connect(b.url)  # Anna's page reconnects, now to B
     await clients[0].send(do="sync", v=version)
     await all_at(clients, version)
+    await settle(clients)
     assert [c.fingerprint() for c in clients] == before
     for _ in range(3):  # the game goes on with everybody on B
         await play_step(clients, rng)
