@@ -30,9 +30,6 @@ def section_attrs(table: str) -> dict[str, str]:
     return {k: html.unescape(v) for k, v in re.findall(r'\s([a-z:-]+)="([^"]*)"', head.group(0))}
 
 
-def seq_of(table: str) -> int:
-    return int(section_attrs(table)["data-seq"])
-
 
 def element(page: str, id_: str) -> tuple[int, int, int]:
     """Where the element with id `id_` is in `page`: (its start, where its content ends, its end)."""

@@ -7,12 +7,13 @@ from __future__ import annotations
 import html
 from html.parser import HTMLParser
 
+from bench.table_wire import VOID
+
 
 class _Reader(HTMLParser):
     """A table as one viewer sees it: what static/css/app.css hides from it ("Each viewer's own
     words") is left out, as is what is hidden by `hidden`; its words, and its HTML."""
 
-    VOID = frozenset({"meter", "input", "br", "img", "use", "hr", "meta", "link", "path", "circle"})
 
     def __init__(self, section: dict[str, str]) -> None:
         super().__init__(convert_charrefs=True)
@@ -49,11 +50,11 @@ class _Reader(HTMLParser):
         hidden = (bool(self.stack) and self.stack[-1]) or self._hidden(found)
         if not hidden:
             self.html.append(self.get_starttag_text() or "")
-        if tag not in self.VOID:
+        if tag not in VOID:
             self.stack.append(hidden)
 
     def handle_endtag(self, tag: str) -> None:
-        if tag not in self.VOID and self.stack and not self.stack.pop():
+        if tag not in VOID and self.stack and not self.stack.pop():
             self.html.append(f"</{tag}>")
 
     def handle_data(self, data: str) -> None:
