@@ -58,7 +58,7 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the other bench scripts
 from ws_load import Server, free_port, offered, pct, raise_fd_limit
 
-from bench.table_wire import Stale, apply  # (ws_load put the repository on the path)
+from bench.table_wire import Stale, apply, parse  # (ws_load put the repository on the path)
 
 ROOT = Path(__file__).resolve().parent.parent
 PASSWORD = "findings-elder-1"
@@ -289,7 +289,7 @@ class Run:
 
 
 async def next_frame(ws: ClientConnection, timeout: float = 5.0) -> dict[str, Any]:
-    return json.loads(await asyncio.wait_for(ws.recv(), timeout))  # type: ignore[no-any-return]
+    return parse(await asyncio.wait_for(ws.recv(), timeout))
 
 
 async def frame_of_kind(ws: ClientConnection, kinds: tuple[str, ...], timeout: float = 5.0) -> dict[str, Any]:
@@ -560,7 +560,7 @@ class SlowPlayer:
     async def _play(self) -> None:
         try:
             while True:
-                frame = json.loads(await self.ws.recv())
+                frame = parse(await self.ws.recv())
                 if frame.get("kind") == "notice" and frame.get("level") == "error":
                     self.refused += 1
                 if frame.get("kind") == "table":

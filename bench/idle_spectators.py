@@ -45,7 +45,7 @@ import httpx
 from websockets.asyncio.client import ClientConnection, connect
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the other bench scripts
-from ws_load import HX_VALS, Server, offered, rss_kb, start_app
+from ws_load import HX_VALS, Server, offered, parse, rss_kb, start_app
 
 # ---------------------------------------------------------------------------- the server
 
@@ -109,7 +109,7 @@ class HonestReader:
 
     async def _read(self) -> None:
         async for message in self.ws:
-            frame = json.loads(message)
+            frame = parse(message)
             if frame.get("kind") == "table":
                 self.version, self.content = int(frame["version"]), str(frame["content"])
                 self.tables += 1

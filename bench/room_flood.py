@@ -43,7 +43,7 @@ from websockets.asyncio.client import ClientConnection, connect
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the other bench scripts
 sys.path.insert(1, str(Path(__file__).resolve().parent.parent))  # the app, for its settings' defaults
-from ws_load import COOKIE, FreshDatabases, loopback_only, offered, pct, start_app
+from ws_load import COOKIE, FreshDatabases, loopback_only, offered, parse, pct, start_app
 
 from app.settings import Settings
 
@@ -87,7 +87,7 @@ class Player:
     async def next_table(self, timeout: float = 20.0) -> None:
         deadline = time.monotonic() + timeout
         while True:
-            frame = json.loads(await asyncio.wait_for(self.ws.recv(), max(0.1, deadline - time.monotonic())))
+            frame = parse(await asyncio.wait_for(self.ws.recv(), max(0.1, deadline - time.monotonic())))
             if frame.get("kind") == "table" and int(frame["version"]) > self.version:
                 self.version, self.content = int(frame["version"]), str(frame["content"])
                 return

@@ -1,7 +1,9 @@
-"""The table's wire, as a page takes it (static/js/table.js and htmx), done on strings: the whole
-table from a `table` frame; a `fragments` frame (the shared changes) and a `private` frame (the
-seat's own) each put their partials in place (`outerMorph`: the piece with that id replaced;
-`beforeend`: added at the end of it; `delete`: taken away) and set the section's attributes.
+"""The table's wire, as a page takes it (static/js/table.js and htmx), done on strings. A frame of
+the table is a line of JSON (its head) and HTML; `parse` gives it as a dict (`content`: the HTML).
+The whole table comes in a `table` frame; a `fragments` frame (the shared changes) and a `private`
+frame (the seat's own) each put their pieces in place (`outerMorph`: the piece with that id
+replaced; `beforeend`: added at the end of it; `delete`: taken away) and set the section's
+attributes.
 A morph keeps what the page holds (focus, typed text, an open <details>), which a string does not
 have: as a string, a morph is a replacement. bench/ws_load.py plays with it, and the tests use it
 to see the table a connection is offered, as its page shows it (the README, "The table on the
@@ -10,11 +12,13 @@ wire")."""
 from __future__ import annotations
 
 import html
+import json
 import re
 from typing import Any
 
-PARTIAL = re.compile(r'<hx-partial id="([a-z0-9-]+)" hx-swap="(outerMorph|beforeend|delete)">(.*?)</hx-partial>',
-                     re.DOTALL)
+OUT_OF_BAND = re.compile(r' hx-swap-oob="(outerMorph|delete)"')
+ID = re.compile(r' id="([a-z0-9-]+)"')
+APPEND = re.compile(r'<hx-partial id="([a-z0-9-]+)" hx-swap="beforeend">')
 TAG = re.compile(r"<(/?)([a-z][a-z0-9-]*)\b[^>]*?(/?)>")
 VOID = frozenset({"meter", "input", "br", "img", "use", "hr", "meta", "link", "path", "circle"})
 SECTION_OPEN = re.compile(r'<section id="table"[^>]*>')
@@ -22,6 +26,17 @@ SECTION_OPEN = re.compile(r'<section id="table"[^>]*>')
 
 class Stale(Exception):
     """A frame that does not start from the table the page shows (a page asks for a sync)."""
+
+
+def parse(message: str) -> dict[str, Any]:
+    """A frame from the server as a dict: a table frame's head, its HTML as `content` (a whole
+    table as the section itself); any other frame is JSON."""
+    head, newline, content = message.partition("\n")
+    if not newline:
+        return json.loads(message)  # type: ignore[no-any-return]
+    frame: dict[str, Any] = json.loads(head)
+    frame["content"] = OUT_OF_BAND.sub("", content, count=1) if frame["kind"] == "table" else content
+    return frame
 
 
 def section_attrs(table: str) -> dict[str, str]:
@@ -39,19 +54,40 @@ def element(page: str, id_: str) -> tuple[int, int, int]:
     start = page.rfind("<", 0, at)
     opening = TAG.match(page, start)
     assert opening is not None and opening.end() > at, id_
+    return (start, *closing(page, opening))
+
+
+def closing(page: str, opening: re.Match[str]) -> tuple[int, int]:
+    """Where the element opened by `opening` has its content end and its end."""
     tag, depth = opening.group(2), 1
+    if opening.group(3) or tag in VOID:
+        return opening.end(), opening.end()
     for t in TAG.finditer(page, opening.end()):
-        if t.group(2) != tag or t.group(3) or tag in VOID:
+        if t.group(2) != tag or t.group(3):
             continue
         depth += -1 if t.group(1) else 1
         if depth == 0:
-            return start, t.start(), t.end()
-    raise AssertionError(f"the element {id_} is not closed")
+            return t.start(), t.end()
+    raise AssertionError(f"the element {opening.group(0)[:60]} is not closed")
 
 
 def pieces_of(content: str) -> list[tuple[str, str, str]]:
-    """(target id, swap, HTML) of each partial of a frame's content."""
-    return PARTIAL.findall(content)
+    """(target id, swap, HTML) of each piece of a frame's content (the HTML of a `beforeend`: the
+    pieces to add; of the others: the piece as it goes in)."""
+    out, at = [], 0
+    while at < len(content):
+        opening = TAG.match(content, at)
+        assert opening is not None and not opening.group(1), content[at:at + 80]
+        inner_end, end = closing(content, opening)
+        appended = APPEND.match(opening.group(0))
+        if appended:
+            out.append((appended.group(1), "beforeend", content[opening.end():inner_end]))
+        else:
+            swap, id_ = OUT_OF_BAND.search(opening.group(0)), ID.search(opening.group(0))
+            assert swap is not None and id_ is not None, opening.group(0)
+            out.append((id_.group(1), swap.group(1), OUT_OF_BAND.sub("", content[at:end], count=1)))
+        at = end
+    return out
 
 
 def apply(table: str, frame: dict[str, Any]) -> str:

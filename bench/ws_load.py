@@ -72,7 +72,7 @@ from websockets.exceptions import ConnectionClosed
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from bench.table_wire import Stale, apply
+from bench.table_wire import Stale, apply, parse
 
 DATA_LEGAL = re.compile(r"data-legal='([^']*)'")
 COOKIE = "gurka_seat_{slug}"
@@ -281,6 +281,7 @@ class Stats:
     frames: int = 0
     frame_bytes: int = 0
     seat_frame_bytes: int = 0  # what the seats' sockets got (not the spectators')
+    seat_bytes_by_kind: dict[str, int] = field(default_factory=dict)  # the same, by the frames' kind
     table_frames: int = 0
     fragment_frames: int = 0  # pushes of only the fragments that changed (those at the same version: presence)
     syncs: int = 0  # changes that did not start from the version a seat showed: it asked for the whole table
@@ -333,12 +334,13 @@ class Seat:
         stats = self.run.stats
         try:
             async for message in self.ws:
-                frame = json.loads(message)
+                frame = parse(message)
                 stats.frames += 1
                 stats.frame_bytes += len(message)
+                kind = frame.get("kind")
                 if self.index < len(self.room.tokens):
                     stats.seat_frame_bytes += len(message)
-                kind = frame.get("kind")
+                    stats.seat_bytes_by_kind[kind] = stats.seat_bytes_by_kind.get(kind, 0) + len(message)
                 if kind == "notice":
                     if frame.get("level") == "error":
                         stats.refused += 1
@@ -569,6 +571,7 @@ async def drive(
     stats.measuring = True
     sent0, done0, t0 = stats.sent, stats.completed, time.monotonic()
     bytes0, frames0, seat_bytes0 = stats.frame_bytes, stats.frames, stats.seat_frame_bytes
+    kinds0 = dict(stats.seat_bytes_by_kind)
     cpu0 = total([cpu_seconds(pid) for pid in pids])
     own0 = time.process_time()
     await asyncio.sleep(duration)
@@ -611,6 +614,9 @@ async def drive(
         "frame_bytes": measured_bytes // max(1, measured_frames),
         "bytes_per_action": measured_bytes / max(1, done),
         "seat_bytes_per_action": (stats.seat_frame_bytes - seat_bytes0) / max(1, done) / 3,
+        "seat_bytes_per_action_by_kind": {
+            kind: (n - kinds0.get(kind, 0)) / max(1, done) / 3 for kind, n in stats.seat_bytes_by_kind.items()
+        },
         "fragment_frames": stats.fragment_frames,
         "table_frames": stats.table_frames,
         "syncs": stats.syncs,
@@ -655,6 +661,11 @@ def show(results: list[dict], rate: float) -> None:
         " CPU ms/act: server CPU (all its processes) per accepted action; B/act: frame bytes to"
         " all sockets of a room per action; B/seat/act: frame bytes to one seat's socket per action."
     )
+    for r in results:
+        kinds = r.get("seat_bytes_per_action_by_kind") or {}
+        if kinds:
+            print(f"{r['name']}: B/seat/act by frame kind: "
+                  + ", ".join(f"{k} {v:.0f}" for k, v in sorted(kinds.items(), key=lambda kv: -kv[1])))
     if len(results) >= 2:
         app, bare = results[0], results[1]
         print(

@@ -228,16 +228,24 @@
     });
   }
 
-  // A push of changes says which seq of the table it starts from ("from") and brings it to
-  // ("seq"): it applies to that table only; the seat's own changes ("private") apply at "seq". A
-  // page showing another table missed a push and asks for the whole table instead.
+  // A frame of the table is a line of JSON that says what it is, then its HTML (the pieces, each
+  // with its htmx swap; app/web/table/publisher.py). A push of changes says which seq of the table
+  // it starts from ("from") and brings it to ("seq"): it applies to that table only; the seat's
+  // own changes ("private") apply at "seq". A page showing another table missed a push and asks
+  // for the whole table instead.
+  function head(text) {
+    var end = text.indexOf("\n");
+    return end > 0 ? json(text.slice(0, end), null) : null;
+  }
+
   document.addEventListener("htmx:ws:before:message:incoming", function (event) {
     var detail = event.detail || {};
     if (!detail.message || !detail.waitUntil) return;
     var a = document.activeElement;
     focusInHand = !!(a && a.closest && a.closest("#table [data-hand]"));
-    detail.waitUntil(detail.message.json().then(function (frame) {
-      if (!frame) return;
+    detail.waitUntil(detail.message.text().then(function (text) {
+      var frame = head(text);
+      if (!frame) return;  // (a notice, the talk: JSON of its own)
       if (frame.kind === "table") { awaitingTable = false; return; }
       if (frame.kind !== "fragments" && frame.kind !== "private") return;
       var table = document.getElementById("table");
@@ -255,7 +263,7 @@
         delete table.dataset.sent;
         all(table, ".sending").forEach(function (el) { el.classList.remove("sending"); });
       }
-    }, function () { /* not JSON: nothing to check */ }));
+    }));
   });
 
   // When your turn starts and your hand (or its buttons) is below the fold, bring it up.

@@ -30,7 +30,7 @@ import httpx
 import pytest
 from websockets.sync.client import ClientConnection, connect
 
-from bench.table_wire import apply
+from bench.table_wire import apply, parse
 from tests.resilience.conftest import ServerProcess, offered_actions
 from tests.waiting import wait_page, wait_selector, watch_page, watching
 
@@ -116,7 +116,7 @@ class Host:
                        max_size=None, ping_interval=None)
 
     def _recv(self, timeout: float) -> dict:
-        return self.pending.pop(0) if self.pending else json.loads(self.ws.recv(timeout=timeout))
+        return self.pending.pop(0) if self.pending else parse(self.ws.recv(timeout=timeout))
 
     def next_table(self) -> None:
         """Read frames until the table moves on (a whole table, or changes applied to it, with the

@@ -3,7 +3,6 @@ error pages, and the websocket, where every connection keeps the language it con
 
 from __future__ import annotations
 
-import json
 import random
 import re
 from collections.abc import Iterator
@@ -17,6 +16,7 @@ from app.i18n import use_language
 from app.main import create_app
 from app.web.shared.security import seat_cookie_name
 from app.web.table.words import card_label
+from bench.table_wire import parse
 from tests.conftest import make_settings
 from tests.web.test_room_protocol import play_one, start, three_players
 from tests.web.wsutil import Player, close_all, create_room, join
@@ -259,7 +259,7 @@ def _every_reader_table(room: object) -> list[tuple[str, int | None, str]]:
         with use_language(lang):
             for seat in (0, 1, 2, None):
                 (_conn, frame), = room.manager.audience.tables.table_frames(room, [Reader(seat, lang)])  # type: ignore[attr-defined]
-                tables.append((lang, seat, json.loads(frame)["content"]))
+                tables.append((lang, seat, parse(frame)["content"]))
     return tables
 
 

@@ -35,7 +35,7 @@ from websockets.exceptions import ConnectionClosed
 
 from app.secret_key import new_secret
 from app.web.shared.security import seat_cookie_name
-from bench.table_wire import Stale, apply
+from bench.table_wire import Stale, apply, parse
 
 ROOT = Path(__file__).resolve().parents[2]
 LOG_CONFIG = (
@@ -355,7 +355,7 @@ class SeatClient:
     async def _read(self, ws: ClientConnection) -> None:
         try:
             async for message in ws:
-                frame = json.loads(message)
+                frame = parse(message)
                 self.frames.append(frame)
                 if frame.get("kind") == "table":
                     self.table = frame

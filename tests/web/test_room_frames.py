@@ -4,7 +4,6 @@ table supersedes the table's frames still waiting; notices and talk keep their p
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from fastapi.testclient import TestClient
@@ -12,6 +11,7 @@ from fastapi.testclient import TestClient
 from app.rooms.news import NewsKind, Reaction
 from app.rooms.tokens import hash_token
 from app.rules.text import Text
+from bench.table_wire import parse
 
 
 class Listener:
@@ -24,7 +24,7 @@ class Listener:
         self.offered: list[tuple[dict[str, Any], str]] = []  # (frame, "whole" | "part" | "")
 
     def offer(self, frame: str, *, whole: bool = False, part: bool = False) -> bool:
-        self.offered.append((json.loads(frame), "whole" if whole else "part" if part else ""))
+        self.offered.append((parse(frame), "whole" if whole else "part" if part else ""))
         return True
 
     async def stop(self) -> None:

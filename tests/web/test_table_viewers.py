@@ -4,7 +4,6 @@ of viewer's fragments are rendered for it: app/web/table/publisher.py)."""
 
 from __future__ import annotations
 
-import json
 import random
 import re
 from typing import Any
@@ -12,6 +11,7 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 from app.i18n import _, use_language
+from bench.table_wire import parse
 from tests.web.test_room_protocol import start, three_players
 from tests.web.test_turn_timer import settle
 from tests.web.viewers import visible_as
@@ -30,7 +30,7 @@ class Viewer:
 def table(room: Any, seat: int | None, lang: str = "en") -> str:
     """The whole table as `seat`'s page shows it (what is for other viewers left out)."""
     (_conn, frame), = room.manager.audience.tables.table_frames(room, [Viewer(seat, lang)])
-    return visible_as(str(json.loads(frame)["content"]))
+    return visible_as(str(parse(frame)["content"]))
 
 
 def own_rows(html: str) -> list[str]:

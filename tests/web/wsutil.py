@@ -13,7 +13,7 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 from app.web.shared.security import seat_cookie_name
-from bench.table_wire import apply
+from bench.table_wire import apply, parse
 from tests.web.viewers import visible_as
 
 HX_VALS = re.compile(r"hx-vals='([^']*)'")
@@ -95,7 +95,7 @@ class Player:
                 cm.__exit__(None, None, None)
 
     def _next(self) -> dict[str, Any]:
-        frame = self._waiting.pop(0) if self._waiting else json.loads(self.ws.receive_text())
+        frame = self._waiting.pop(0) if self._waiting else parse(self.ws.receive_text())
         self.frames.append(frame)
         if frame["kind"] == "table":
             self.shown = frame
@@ -116,7 +116,7 @@ class Player:
                 continue
             message = self.client.portal.call(stream.receive_nowait)  # type: ignore[union-attr]
             self.ws._raise_on_close(message)  # type: ignore[union-attr]
-            self._waiting.append(json.loads(message["text"]))
+            self._waiting.append(parse(message["text"]))
             return self._waiting[0]
         return None
 

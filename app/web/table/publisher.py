@@ -15,23 +15,25 @@ number `seq` that moves on whenever the public table does. On every change of th
 
 A connection keeps only which `seq` and seat it was last shown (`Connection.shown`).
 
-Frames (JSON text; the README, "The table on the wire"):
+Frames of the table are a head and HTML (the README, "The table on the wire"): one line of JSON
+that says what the frame is, then the pieces, each carrying how it goes in (htmx's own out-of-band
+swaps: `hx-swap-oob="outerMorph"` replaces the piece with that id, keeping what the page holds in
+it; `hx-swap-oob="delete"` takes it away; `<hx-partial id=".." hx-swap="beforeend">` adds pieces
+at the end of a list):
 
-- `{"kind": "table", "version": v, "seq": n, "content": "<section id=\\"table\\" ...>",
-  "target": "#table", "swap": "outerMorph"}`: the whole table;
-- `{"kind": "fragments", "version": v, "seq": n, "from": n-1, "attrs": {...}, "content":
-  "<hx-partial ...>...", "swap": "none"}`: the public pieces that changed, as htmx partials
-  (`outerMorph`: replace a piece, keeping what the page holds in it; `beforeend`: pieces added
-  at the end of a list; `delete`), and the section's attributes that changed;
-- `{"kind": "private", "seq": n, "attrs": {...}, "content": "...", "swap": "none"}`: the same for
-  the seat's own pieces, at `seq` n (after that `seq`'s shared frame, if any);
-- `{"kind": "notice", ...}`, `{"kind": "chat", ...}`, `{"kind": "chatform", ...}`,
+- `{"kind":"table","version":v,"seq":n}` and the whole `<section id="table" ...>`;
+- `{"kind":"fragments","version":v,"seq":n,"from":n-1,"attrs":{...}}` and the public pieces that
+  changed; `attrs`: the section's attributes that changed (null: taken away);
+- `{"kind":"private","seq":n,"attrs":{...}}` and the seat's own pieces that changed, at `seq` n
+  (after that `seq`'s shared frame, if any);
+- and, as JSON: `{"kind": "notice", ...}`, `{"kind": "chat", ...}`, `{"kind": "chatform", ...}`,
   `{"kind": "reaction", ...}`: see `RoomFrames`.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import weakref
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
@@ -50,8 +52,19 @@ from app.web.table.model import Panel, Pieces, Public, Table, private_table, pub
 from app.web.table.render import Drawer, render_block
 
 NOTICE_TEMPLATE = "table/room.html"
-PARTIAL = '<hx-partial id="{id}" hx-swap="{swap}">'
-PARTIAL_CLOSE = "</hx-partial>"
+OPENING = re.compile(r"<[a-z][a-z0-9-]*")  # a piece's first tag, up to its name
+
+
+def out_of_band(html: str, swap: str) -> str:
+    """A drawn piece (one element) that goes in by itself: `swap` it with the element of its id."""
+    name = OPENING.match(html)
+    assert name is not None, html[:80]
+    return f'{html[:name.end()]} hx-swap-oob="{swap}"{html[name.end():]}'
+
+
+def frame(head: dict[str, Any], html: str) -> str:
+    """A frame of the table: its head, one line of JSON, then its HTML."""
+    return json.dumps(head, ensure_ascii=False, separators=(",", ":")) + "\n" + html
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,8 +181,7 @@ class TablePublisher:
         with use_language(conn.lang):
             html = self.drawer.table(public, own, seq, room.version)
         conn.shown = (seq, conn.seat) if current else None
-        return json.dumps({"kind": "table", "version": room.version, "seq": seq, "content": html,
-                           "target": "#table", "swap": "outerMorph"}, ensure_ascii=False)
+        return frame({"kind": "table", "version": room.version, "seq": seq}, out_of_band(html, "outerMorph"))
 
     def push_frames(self, room: LiveRoom, conns: Iterable[Connection]) -> list[tuple[Connection, str, bool]]:
         """What each of `conns` is to be offered now that `room` changed: the shared frame of
@@ -200,18 +212,18 @@ class TablePublisher:
                 out.append((conn, self._whole(room, conn, public.table, mine, log.seq, True), True))
                 continue
             if log.seq != start:
-                frame = shared.get(conn.lang)
-                if frame is None:
-                    frame = shared[conn.lang] = self._frame(
+                made = shared.get(conn.lang)
+                if made is None:
+                    made = shared[conn.lang] = self._frame(
                         {"kind": "fragments", "version": room.version, "seq": log.seq, "from": start},
                         attrs, public.table.pieces, ops, conn.lang)
-                out.append((conn, frame, False))
+                out.append((conn, made, False))
             if mine_ops or mine_attrs:
-                frame = private.get(key)
-                if frame is None:
-                    frame = private[key] = self._frame({"kind": "private", "seq": log.seq}, mine_attrs, mine.pieces,
-                                                       mine_ops, conn.lang)
-                out.append((conn, frame, False))
+                made = private.get(key)
+                if made is None:
+                    made = private[key] = self._frame({"kind": "private", "seq": log.seq}, mine_attrs, mine.pieces,
+                                                      mine_ops, conn.lang)
+                out.append((conn, made, False))
             conn.shown = (log.seq, seat)
         for key, (mine, _ops, _attrs) in own.items():
             log.private[key] = mine
@@ -222,18 +234,20 @@ class TablePublisher:
         """A frame of changes: `head`, the section's `attrs` that changed, and the partials of `ops`
         drawn in `lang`."""
         with use_language(lang):
-            partials = []
+            html = []
             for op in ops:
                 if op.swap == "delete":
-                    partials.append(PARTIAL.format(id=op.target, swap="delete") + PARTIAL_CLOSE)
+                    html.append(f'<i id="{op.target}" hx-swap-oob="delete"></i>')
                     continue
-                html = self.drawer.pieces(pieces, op.kids) if op.kids else self.drawer.piece(pieces, op.target)
                 self.drawn += 1
-                partials.append(PARTIAL.format(id=op.target, swap=op.swap) + html + PARTIAL_CLOSE)
+                if op.kids:
+                    html.append(f'<hx-partial id="{op.target}" hx-swap="beforeend">'
+                                f'{self.drawer.pieces(pieces, op.kids)}</hx-partial>')
+                else:
+                    html.append(out_of_band(self.drawer.piece(pieces, op.target), op.swap))
         if attrs:
             head["attrs"] = attrs
-        head.update(content="".join(partials), swap="none")
-        return json.dumps(head, ensure_ascii=False, separators=(",", ":"))
+        return frame(head, "".join(html))
 
 
 class RoomFrames:

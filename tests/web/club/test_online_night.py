@@ -16,6 +16,7 @@ from app.store import results as result_store
 from app.store.db import session_scope
 from app.web.club import online as club_online
 from app.web.shared.security import seat_cookie_name
+from bench.table_wire import parse
 from tests.conftest import make_settings
 
 from .helpers import (
@@ -152,7 +153,7 @@ def test_a_members_play_link_gives_a_fresh_seat_token_and_the_old_one_stops_work
     first = play_link()
     assert room.seat_for_token(first) == 1
     with client.websocket_connect(f"/r/{slug}/ws", headers={"cookie": f"{seat_cookie_name(slug)}={first}"}) as ws:
-        frame = json.loads(ws.receive_text())
+        frame = parse(ws.receive_text())
         hand = room.game.view(1)["hand"]
         assert all(f'data-card="{card}"' in frame["content"] for card in hand)  # Bo sees Bo's hand
 
@@ -160,7 +161,7 @@ def test_a_members_play_link_gives_a_fresh_seat_token_and_the_old_one_stops_work
     assert second != first
     assert room.seat_for_token(second) == 1 and room.seat_for_token(first) is None
     with client.websocket_connect(f"/r/{slug}/ws", headers={"cookie": f"{seat_cookie_name(slug)}={first}"}) as ws:
-        frame = json.loads(ws.receive_text())
+        frame = parse(ws.receive_text())
         assert not any(f'data-card="{card}"' in frame["content"] for card in room.game.view(1)["hand"])
     # nothing in the night's record holds a token
     stored = json.dumps(night_row(client, night_id).state)
