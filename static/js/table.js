@@ -299,9 +299,25 @@
     return status ? status.innerText.replace(/\s+/g, " ").trim() : "";
   }
 
+  // The previous trick's plays come when it is opened, and again while it stays open once the
+  // next trick is taken (the section's data-previous says which trick it is)
+  function fillPrevious() {
+    var table = document.getElementById("table");
+    var box = table && table.querySelector("#table-previous details");
+    var plays = box && box.querySelector(".lastplays");
+    if (!plays) return;
+    var shown = plays.firstElementChild ? plays.firstElementChild.getAttribute("data-trick") : null;
+    if (shown !== null && shown !== table.dataset.previous) plays.innerHTML = "";
+    if (box.open && !plays.childElementCount && window.htmx) htmx.trigger(box, "refresh");
+  }
+  document.addEventListener("toggle", function (event) {
+    if (event.target.matches && event.target.matches("#table-previous details")) fillPrevious();
+  }, true);
+
   function afterPush() {
     var table = document.getElementById("table");
     if (!table) return;
+    fillPrevious();
     // The seat is no longer this page's (it moved to another device with its rejoin code): the
     // page only watches now, and the code it shows is spent.
     var ownCode = document.querySelector("#rejoin[data-own-code]");

@@ -145,6 +145,11 @@ def test_each_viewer_reads_its_own_table_and_keeps_what_it_holds(server: str, br
                     assert watcher.locator("details.scoresheet[open]").count() == 1, "the score sheet stays open"
                 if previous_opened and watcher.locator("#table-previous details").count():
                     assert watcher.locator("#table-previous details[open]").count() == 1, "the previous trick stays open"
+                    # and shows the trick taken last, asked for again once the next one was taken
+                    watcher.wait_for_function(
+                        "() => { const t = document.getElementById('table'), p = t.querySelector('.lastplays > div');"
+                        " return p && p.dataset.trick === t.dataset.previous && p.querySelectorAll('.play').length > 0; }",
+                        timeout=15000)
             plays += 1
             if not sheet_opened and watcher.locator("details.scoresheet").count():
                 watcher.locator("details.scoresheet summary").click()
@@ -202,6 +207,9 @@ def test_a_card_selection_stays_while_the_table_changes_around_it(server: str, b
                 actor.locator("[data-key=keep]:visible").click()
             else:
                 legal = json.loads(actor.locator("#table-move").get_attribute("data-legal") or "[]")
+                if not legal:  # (read between the table's push and the seat's own)
+                    actor.wait_for_timeout(50)
+                    continue
                 cards = legal[0].split()[1:]
                 if mode(actor) == "select":  # select exactly those cards (one possible play comes selected)
                     buttons = actor.locator(".hand .cardbtn")

@@ -159,6 +159,7 @@ def test_gurka_night_by_keyboard(server: str, browser, shots: Path) -> None:  # 
                 page.locator("details.lasttrick summary").focus()
                 page.keyboard.press("Enter")
                 assert page.locator("details.lasttrick[open]").count() == 1
+                page.locator("details.lasttrick .lastplays .play").first.wait_for(timeout=15000)  # its plays come
                 opened = True
                 page.locator(f'.hand .cardbtn[data-code="{back_to}"]').focus()
             elif opened and page.locator("details.lasttrick").count():
@@ -403,7 +404,7 @@ REPLAYABLE_PUSHES = """(() => {
       super(...args);
       window.socket = this;
       this.addEventListener('message', (e) => {  // the latest table push (not chat frames)
-        if (String(e.data).indexOf('"kind": "table"') >= 0) window.lastPush = e.data;
+        if (String(e.data).indexOf('"kind":"table"') >= 0) window.lastPush = e.data;
       });
     }
   };

@@ -126,13 +126,18 @@ class Public:
     top: tuple[str, ...]  # the preset's cards above the ace (drawn with a gold corner)
 
 
+def seat_names(room: LiveRoom) -> tuple[str | None, ...]:
+    """Each seat's name as the table shows it (None: a free seat)."""
+    humans = frozenset(s.name for s in room.state.seats.values() if not s.is_bot)
+    return tuple(display_name(s.name, s.is_bot, humans) if (s := room.state.seats.get(i)) is not None else None
+                 for i in range(len(room.state.seats)))
+
+
 def public_table(room: LiveRoom) -> Public:
     """`room` as every viewer sees it now."""
     g = room.state.game
     view: dict[str, Any] | None = g.view(None) if g is not None else None
-    humans = frozenset(s.name for s in room.state.seats.values() if not s.is_bot)
-    names = tuple(display_name(s.name, s.is_bot, humans) if (s := room.state.seats.get(i)) is not None else None
-                  for i in range(len(room.state.seats)))
+    names = seat_names(room)
     pieces: Pieces = {}
     lobby = room.state.status == "lobby"
     in_game = view is not None
@@ -167,6 +172,9 @@ def public_table(room: LiveRoom) -> Public:
         "data-winning": _winning(view),
         "data-leading": "true" if view is not None and not trick.get("plays") else "",
         "data-trick-done": "true" if view is not None and not trick.get("plays") and view.get("last_trick") else "",
+        # which trick the folded "Previous trick" shows when it is opened
+        "data-previous": trick_key(view["deal_no"], view["last_trick"]["plays"])
+        if view is not None and view.get("last_trick") else "",
         # the last deal's result dims once a card has been played in the next deal (not in the pause
         # after it, which shows its final cards: issue 37 item 2)
         "data-result-old": "true" if view is not None and phase == "play" and any(
@@ -252,8 +260,7 @@ def _felt(pieces: Pieces, room: LiveRoom, view: dict[str, Any] | None, names: tu
     shown = plays or (last["plays"] if last and phase in ("play", "waiting") else [])
     play_ids = []
     if shown:
-        lead = shown[0]
-        key = f"table-play-{lead['seat']}{lead['cards'][0].lower()}"
+        key = f"table-play-{trick_key(None, shown)}"
         for i, p in enumerate(shown):
             play_ids.append(f"{key}-{i}")
             pieces[play_ids[-1]] = Piece("play", (play_ids[-1], p["seat"], tuple(p["cards"]), p["how"],
@@ -274,8 +281,26 @@ def _felt(pieces: Pieces, room: LiveRoom, view: dict[str, Any] | None, names: tu
                                               before, names))
     # (shown while the next trick is played: while its plays are the last trick's, it is hidden,
     # `data-trick-done`; an open one stays open from trick to trick)
-    pieces["table-previous"] = Piece("previous", (last, names, top) if last and phase == "play" else None)
+    pieces["table-previous"] = Piece("previous", room.state.slug if last and phase == "play" else None)
     pieces["table-felt"] = Piece("felt", True, ("table-plays", "table-lead", "table-previous"))
+
+
+def trick_key(deal_no: int | None, plays: list[dict[str, Any]]) -> str:
+    """A trick's name on the table: who led it with which card (in deal `deal_no`)."""
+    lead = plays[0]
+    return ("" if deal_no is None else f"{deal_no}-") + f"{lead['seat']}{lead['cards'][0].lower()}"
+
+
+def previous_trick(room: LiveRoom) -> tuple[str, dict[str, Any], tuple[str | None, ...], tuple[str, ...]] | None:
+    """The trick taken last in the deal being played, for everybody: (its key, as the section's
+    `data-previous` names it, its plays and winner, the seats' names, the preset's cards above
+    the ace); None between deals or before a trick is taken."""
+    g = room.state.game
+    view = g.view(None) if g is not None else None
+    last = view.get("last_trick") if view is not None else None
+    if view is None or last is None or view.get("over") or view["phase"] != "play":
+        return None
+    return trick_key(view["deal_no"], last["plays"]), last, seat_names(room), top_cards(room)
 
 
 def _over(pieces: Pieces, room: LiveRoom, view: dict[str, Any] | None, names: tuple[str | None, ...]) -> None:

@@ -25,6 +25,7 @@ from app.web.state import TEMPLATES_DIR, get_manager, get_templates, seat_table_
 from app.web.table.bot_words import form_levels, level_choices
 from app.web.table.house_rules import clash_message, form_problem
 from app.web.table.member_seats import note_seat
+from app.web.table.model import previous_trick as previous_trick_of
 from app.web.table.new_rooms import Full, NewRooms
 from app.web.table.rejoin_panel import rejoin_panel
 from app.web.table.render import render_block
@@ -207,6 +208,21 @@ async def room_page(request: Request, slug: str, manager: ManagerDep, templates:
         response.headers["Cache-Control"] = "no-store"
         return response
     return room_response(request, templates, room, error=request.query_params.get("error"))
+
+
+@router.get("/r/{slug}/previous-trick", response_class=HTMLResponse)
+async def previous_trick(request: Request, slug: str, manager: ManagerDep, templates: TemplatesDep) -> Response:
+    """The trick taken last, for the table's folded "Previous trick" (what every viewer of the
+    table saw on the felt; nothing for a page held back from the room)."""
+    room = await _room_or_404(manager, slug)
+    trick, status = None, 403
+    if not await held_back(manager, room, seat_token(request, slug)):
+        with room.state_lock:
+            trick, status = previous_trick_of(room), 200
+    response = templates.TemplateResponse(request, "table/previous_trick.html", {"trick": trick},
+                                          status_code=status)
+    response.headers["Cache-Control"] = "no-store"
+    return response
 
 
 @router.post("/r/{slug}/join")

@@ -215,6 +215,8 @@ def test_no_deck_reaches_any_client_before_the_round_is_over_at_every_table(clie
         page = client.get(f"/r/{slug}")
         assert page.status_code == 403 and "opens to watchers once the round is over" in page.text
         assert _codes(page.text) == [] and 'id="table"' not in page.text
+        previous = client.get(f"/r/{slug}/previous-trick")
+        assert previous.status_code == 403 and _codes(previous.text) == []
         with (client.websocket_connect(f"/r/{slug}/ws", headers={"origin": "http://testserver"}) as watcher,
               pytest.raises(WebSocketDisconnect) as closed):
             watcher.receive_text()
