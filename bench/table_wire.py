@@ -95,8 +95,8 @@ def apply(table: str, frame: dict[str, Any]) -> str:
     page does; Stale if the frame does not apply to it."""
     attrs = section_attrs(table)
     if frame["kind"] == "fragments":
-        if frame["from"] != int(attrs["data-seq"]):
-            raise Stale(f"the table shows {attrs['data-seq']}, the frame starts from {frame['from']}")
+        if frame["seq"] - 1 != int(attrs["data-seq"]):
+            raise Stale(f"the table shows {attrs['data-seq']}, the frame starts from {frame['seq'] - 1}")
         attrs["data-seq"], attrs["data-version"] = str(frame["seq"]), str(frame["version"])
     elif frame["seq"] != int(attrs["data-seq"]):
         raise Stale(f"the table shows {attrs['data-seq']}, the private frame is for {frame['seq']}")

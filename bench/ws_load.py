@@ -135,7 +135,7 @@ def offered(content: str) -> tuple[list[str], bool]:
     actions: list[str] = []
     for raw in DATA_LEGAL.findall(content):
         actions.extend(str(a) for a in json.loads(html.unescape(raw)))
-    return actions, '"do": "rematch"' in content
+    return actions, '"do":"rematch"' in content
 
 
 def pct(values: list[float], p: float) -> float:

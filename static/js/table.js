@@ -33,8 +33,11 @@
   function moveOf(table) {
     var move = table.querySelector("#table-move");
     var d = move ? move.dataset : {};
-    var why = {};
-    json(d.why, []).forEach(function (pair) { pair[1].forEach(function (code) { why[code] = pair[0]; }); });
+    var why = {}, advice = move ? move.querySelector("#advice") : null;
+    var said = advice ? advice.textContent.trim() : "";  // (a reason of null: the advice says it)
+    json(d.why, []).forEach(function (pair) {
+      pair[1].forEach(function (code) { why[code] = pair[0] === null ? said : pair[0]; });
+    });
     return { mode: table.dataset.mode || "", legal: json(d.legal, []), why: why,
              preselect: (d.preselect || "").split(" ").filter(Boolean), max: parseInt(d.max || "99", 10),
              tooMany: d.tooMany || "" };
@@ -229,8 +232,8 @@
   }
 
   // A frame of the table is a line of JSON that says what it is, then its HTML (the pieces, each
-  // with its htmx swap; app/web/table/publisher.py). A push of changes says which seq of the table
-  // it starts from ("from") and brings it to ("seq"): it applies to that table only; the seat's
+  // with its htmx swap; app/web/table/publisher.py). A push of changes brings the table to its "seq"
+  // from the one before: it applies to that table only; the seat's
   // own changes ("private") apply at "seq". A page showing another table missed a push and asks
   // for the whole table instead.
   function head(text) {
@@ -250,7 +253,7 @@
       if (frame.kind !== "fragments" && frame.kind !== "private") return;
       var table = document.getElementById("table");
       var shown = table ? parseInt(table.dataset.seq || "", 10) : NaN;
-      if (!table || shown !== (frame.kind === "fragments" ? frame.from : frame.seq)) {
+      if (!table || shown !== (frame.kind === "fragments" ? frame.seq - 1 : frame.seq)) {
         detail.cancelled = true;
         if (frame.kind === "fragments") askForTable(detail, parseInt(table ? table.dataset.version : "", 10));
         return;

@@ -9,7 +9,6 @@ throttle also counts wrong links from every address together.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import subprocess
@@ -24,6 +23,7 @@ from websockets.sync.client import connect
 
 from app.push.keys import new_private_key
 from app.web.club import identity
+from bench.table_wire import parse
 from tests.resilience.conftest import ROOT, SECRET_KEY, free_port
 from tests.waiting import answers, wait_until, watching
 
@@ -89,7 +89,7 @@ def open_socket(held: ExitStack, base: str, slug: str, forwarded_for: str) -> st
     ws = held.enter_context(connect(base.replace("http://", "ws://") + f"/r/{slug}/ws", open_timeout=15,
                                     additional_headers={"X-Forwarded-For": forwarded_for}))
     try:
-        return str(json.loads(ws.recv(timeout=15)).get("kind"))
+        return str(parse(ws.recv(timeout=15)).get("kind"))
     except ConnectionClosed as closed:
         return f"closed {closed.rcvd.code if closed.rcvd else None}"
 

@@ -78,8 +78,8 @@ def test_the_host_role_passes_on_when_the_host_leaves_the_waiting_room(
     assert room.host == 1
     catch_up(players[1:], room)
     assert seen(players[1]) == room.version
-    assert '"do": "start"' in players[1].visible  # Bo may start the game now
-    assert '"do": "start"' not in players[2].visible
+    assert '"do":"start"' in players[1].visible  # Bo may start the game now
+    assert '"do":"start"' not in players[2].visible
     # the old host comes back: the role stays where it went
     players[0].connect()
     settle(client)

@@ -17,6 +17,7 @@ from starlette.websockets import WebSocketDisconnect
 
 from app.main import create_app
 from app.web.shared.path_params import SLUGS, has_control, text_in_shape
+from bench.table_wire import parse
 from tests.conftest import make_settings
 from tests.web.club.helpers import add_members, become_elder, token
 from tests.web.wsutil import create_room
@@ -103,4 +104,4 @@ def test_well_shaped_links_still_reach_their_pages(elder: TestClient) -> None:
     assert text_in_shape("slug", slug)
     assert "Anna" in elder.get(f"/r/{slug}").text
     with elder.websocket_connect(f"/r/{slug}/ws") as ws:
-        assert ws.receive_json()["kind"] == "table"
+        assert parse(ws.receive_text())["kind"] == "table"

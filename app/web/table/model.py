@@ -427,9 +427,12 @@ def _hand(pieces: Pieces, view: dict[str, Any], own: dict[str, Any], top: tuple[
     whys = ([why for why, codes in blocked.items() for _ in codes] if mode == "play" else
             [why_not.get(code, "") for code in hand] if mode == "select" else [])
     advice = _advice(mode, phase, whys, legal, leading, view.get("preset", ""), len(hand))
+    # (a reason the advice says already is not written twice: None, the page reads the advice)
+    said = advice.params.get("reason") if advice is not None and advice.msgid == "%(reason)s." else None
     pieces["table-move"] = Piece("move", (
-        mode, advice, tuple(legal), tuple((why, tuple(codes)) for why, codes in blocked.items()), preselect,
-        exchange_max if mode == "exchange" else None))
+        mode, advice, tuple(legal),
+        tuple((None if said is not None and why == said else why, tuple(codes)) for why, codes in blocked.items()),
+        preselect, exchange_max if mode == "exchange" else None))
     # (the send buttons' words for 0, 1, 2... cards selected: up to a whole hand of the deal)
     pieces["table-hand"] = Piece("hand", max(len(hand), int(view.get("hand_size") or 0)),
                                  ("table-move", "table-cards"))

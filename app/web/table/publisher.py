@@ -22,8 +22,9 @@ it; `hx-swap-oob="delete"` takes it away; `<hx-partial id=".." hx-swap="beforeen
 at the end of a list):
 
 - `{"kind":"table","version":v,"seq":n}` and the whole `<section id="table" ...>`;
-- `{"kind":"fragments","version":v,"seq":n,"from":n-1,"attrs":{...}}` and the public pieces that
-  changed; `attrs`: the section's attributes that changed (null: taken away);
+- `{"kind":"fragments","version":v,"seq":n,"attrs":{...}}` and the public pieces that changed
+  since `seq` n-1 (a page showing another `seq` asks for the whole table); `attrs`: the
+  section's attributes that changed (null: taken away);
 - `{"kind":"private","seq":n,"attrs":{...}}` and the seat's own pieces that changed, at `seq` n
   (after that `seq`'s shared frame, if any);
 - and, as JSON: `{"kind": "notice", ...}`, `{"kind": "chat", ...}`, `{"kind": "chatform", ...}`,
@@ -215,7 +216,7 @@ class TablePublisher:
                 made = shared.get(conn.lang)
                 if made is None:
                     made = shared[conn.lang] = self._frame(
-                        {"kind": "fragments", "version": room.version, "seq": log.seq, "from": start},
+                        {"kind": "fragments", "version": room.version, "seq": log.seq},
                         attrs, public.table.pieces, ops, conn.lang)
                 out.append((conn, made, False))
             if mine_ops or mine_attrs:

@@ -37,6 +37,9 @@ def setup_templates(templates: Jinja2Templates) -> None:
     # Templates are read once per process, with no file check on every render: a template
     # change shows after a restart
     env.auto_reload = False
+    # `tojson` (hx-vals, the move's data-legal and data-why) without spaces, and letters as
+    # themselves (still escaped for HTML attributes by Jinja)
+    env.policies["json.dumps_kwargs"] = {"sort_keys": True, "separators": (",", ":"), "ensure_ascii": False}
     env.globals.update(card_name=card_name, rank_word=RANK_WORD, how_text=HOW_TEXT, phase_text=PHASE_TEXT,
                        rassi_text=RASSI_TEXT, rassi_done=RASSI_DONE, preset_title=PRESET_TITLES,
                        reaction_of=reaction_of, choice_label=choice_label, together=together,

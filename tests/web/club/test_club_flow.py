@@ -17,7 +17,7 @@ from app.store import nights as night_store
 from app.store.db import session_scope
 from app.web.club import table_flow
 from app.web.shared.security import seat_cookie_name
-from bench.table_wire import apply
+from bench.table_wire import apply, parse
 from tests.conftest import make_settings
 
 from .helpers import (
@@ -61,7 +61,7 @@ def frames_until(ws: Any, text: str) -> str:
     deadline = time.monotonic() + WAIT
     table: str | None = None
     while time.monotonic() < deadline:
-        frame = ws.receive_json()
+        frame = parse(ws.receive_text())
         if frame.get("kind") == "table":
             table = str(frame["content"])
         elif frame.get("kind") in ("fragments", "private"):
@@ -179,7 +179,7 @@ def test_a_table_recorded_by_hand_closes_its_room_and_the_form_follows_the_round
         notice, closed = None, None
         while notice is None or closed is None:
             assert time.monotonic() < deadline
-            frame = ws.receive_json()
+            frame = parse(ws.receive_text())
             if frame.get("kind") == "notice":
                 notice = frame["message"]
             elif "club-closed" in frame["content"]:

@@ -8,6 +8,7 @@ import re
 
 from app.web.club import auth, identity
 from app.web.shared.security import seat_cookie_name
+from bench.table_wire import parse
 
 from .helpers import (
     NINE,
@@ -80,7 +81,7 @@ def test_another_members_play_never_moves_the_seat(client) -> None:
     assert room.seat_for_token(owners_token) == 1  # the owner still holds their seat
     with client.websocket_connect(f"/r/{room.slug}/ws",
                                   headers={"cookie": f"{seat_cookie_name(room.slug)}={owners_token}"}) as ws:
-        frame = ws.receive_json()
+        frame = parse(ws.receive_text())
         assert all(f'data-card="{c}"' in frame["content"] for c in room.game.view(1)["hand"])
 
     assert play(client, night_id, 0).status_code == 303  # their own seat is theirs
