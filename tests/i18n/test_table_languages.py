@@ -18,8 +18,8 @@ from app.main import create_app
 from app.web.shared.security import seat_cookie_name
 from app.web.table.words import card_label
 from tests.conftest import make_settings
-from tests.web.test_room_protocol import play_one, start, three_players
-from tests.web.wsutil import Player, close_all, create_room, join
+from tests.web.table.test_room_protocol import play_one, start, three_players
+from tests.web.table.wsutil import Player, close_all, create_room, join
 
 HOME = {
     "en": ["Play Gurka with friends", "Create room", "3 players", "1 bot"],
