@@ -1,4 +1,4 @@
-"""The rooms' news on the wire (`app/web/table/frames.py`): the room says what changed, the web
+"""The rooms' news on the wire (`app/web/table/publisher.py`): the room says what changed, the web
 side makes the frames and tells each connection's queue which ones are the table's (a whole
 table supersedes the table's frames still waiting; notices and talk keep their place)."""
 
