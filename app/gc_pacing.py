@@ -12,7 +12,7 @@ instead keeps each walk short, but walks nearly every object a move makes (about
 of which die by reference counting a moment later: 10-35% more CPU per move at flat out.
 
 Steady play makes no garbage in reference cycles (none in 5 s of 300 rooms flat out, found
-with `gc.DEBUG_SAVEALL`; tests/web/test_no_cyclic_garbage.py holds a push to it): what the app
+with `gc.DEBUG_SAVEALL`; tests/web/table/test_no_cyclic_garbage.py holds a push to it): what the app
 lets go of, reference counting frees at once. So the pacer
 
 - freezes everything alive every `FREEZE_EVERY` seconds (`gc.freeze`: the objects move out of

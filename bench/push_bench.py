@@ -1,5 +1,5 @@
 """Web push, measured (issue 39), in one app process with its real sender, against the tests' own
-push service (tests/push/push_service.py) in a process of its own, which checks each message's
+push service (bench/push_service.py) in a process of its own, which checks each message's
 VAPID signature and decrypts it as a browser would.
 
 1. **Your turn, end to end**: a table of three humans (none of their pages visible, each seat's
@@ -52,7 +52,7 @@ from app.store.db import session_scope
 def push_service_process(public: str, names: list[str], conn: Any, arrivals: Any) -> None:
     """The tests' push service, in its own process: subscriptions out, arrivals back."""
     sys.path.insert(0, str(ROOT))
-    from tests.push.push_service import PushService
+    from bench.push_service import PushService
 
     service = PushService(public)
     subs = {name: service.device(name)[1] for name in names}

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
-from typing import NamedTuple
+from typing import NamedTuple, NoReturn
 
 from app.club.constants import HALL_OF_FAME_POINTS, PLAYERS
 
@@ -42,7 +42,8 @@ class NightSummary:
                 if n < 0:
                     raise ValueError(f"{player}'s {what} cannot be negative")
 
-    __hash__ = None  # type: ignore[assignment]
+    def __hash__(self) -> NoReturn:  # the counts are mappings: no hash
+        raise TypeError(f"unhashable type: {type(self).__name__!r}")
 
     def points(self) -> dict[str, int]:
         """Hall of Fame points of the night, 9 … 1 (RULES.md §7.5)."""

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 
 from app.club.constants import (
     BAR_ROV_POINTS,
@@ -85,7 +85,8 @@ class RoundResult:
         object.__setattr__(self, "took_cards", took)
         object.__setattr__(self, "agurker", agurker)
 
-    __hash__ = None  # type: ignore[assignment]  # agurker is a dict
+    def __hash__(self) -> NoReturn:  # agurker is a dict: no hash, as the dataclass's own would fail
+        raise TypeError(f"unhashable type: {type(self).__name__!r}")
 
     @property
     def first_out(self) -> str:

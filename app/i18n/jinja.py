@@ -4,8 +4,9 @@ current language for `<html lang>`, and per-locale numbers and dates."""
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from datetime import date, datetime
-from typing import Any
+from typing import Any, Protocol, cast
 
 from babel.dates import format_date, format_datetime
 from babel.numbers import format_decimal
@@ -16,12 +17,21 @@ from markupsafe import Markup
 from app.i18n import LANGUAGES, current_language, say, translations
 
 
+class _WithGettext(Protocol):
+    """An environment with Jinja's i18n extension: the extension adds this method to it."""
+
+    def install_gettext_callables(self, gettext: Callable[[str], str],
+                                  ngettext: Callable[[str, str, int], str],
+                                  newstyle: bool | None = None) -> None: ...
+
+
 def install(env: Environment) -> None:
     if "jinja2.ext.InternationalizationExtension" not in env.extensions:
         env.add_extension("jinja2.ext.i18n")
     env.policies["ext.i18n.trimmed"] = True
     # Jinja's newstyle callables fill in the parameters themselves: they get the bare translation
-    env.install_gettext_callables(gettext=_translated, ngettext=_translated_plural, newstyle=True)  # type: ignore[attr-defined]
+    cast(_WithGettext, env).install_gettext_callables(gettext=_translated, ngettext=_translated_plural,
+                                                      newstyle=True)
     # `_()` as Jinja's newstyle gettext does it, in one call instead of three (it runs dozens of
     # times per table, and a table is rendered per seat on every push)
     env.globals["_"] = _say_in_template

@@ -2,7 +2,8 @@
 
 from app.rules.actions import Action, IllegalAction, parse_action
 from app.rules.cards import card_height, card_points, pretty
-from app.rules.game import Game, new_game, shuffled_deal
+from app.rules.dealing import shuffled_deal
+from app.rules.game import Game, new_game
 from app.rules.ruleset import OPTION_HELP, PRESETS, Ruleset, make_ruleset
 from app.rules.scoring import DealResult
 

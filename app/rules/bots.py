@@ -18,7 +18,7 @@ from typing import Any
 
 from app.rules.actions import Action, parse_action
 from app.rules.easy import EasyBot
-from app.rules.game import KEEP
+from app.rules.exchange import KEEP
 from app.rules.heuristic import Bot, HeuristicBot, HeuristicParams, RandomBot
 from app.rules.ruleset import Ruleset
 from app.rules.search import Budget, search

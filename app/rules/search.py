@@ -34,7 +34,8 @@ from typing import Any
 
 from app.rules.actions import Action, parse_action
 from app.rules.cards import card_table
-from app.rules.game import KEEP, Game
+from app.rules.exchange import KEEP
+from app.rules.game import Game
 from app.rules.heuristic import HeuristicBot
 from app.rules.outlook import Outlook, outlook
 from app.rules.ruleset import Ruleset

@@ -33,6 +33,7 @@ from typing import Any
 
 from app.rules.actions import IllegalAction
 from app.rules.cards import PICTURE_RANKS, card_table
+from app.rules.dealing import start_deal
 from app.rules.game import Game
 from app.rules.ruleset import Ruleset
 from app.rules.tricks import Trick, record_follow, record_lead, set_height
@@ -430,7 +431,7 @@ def world_from_piles(know: Knowledge, content: Sequence[Sequence[str]],
         r, n, dealer=int(view["dealer"]), deals_done=int(view["deal_no"]) - 1,
         scores=view["scores"], out=view.get("out") or [],
         penalty_cards=view.get("penalty_cards"), agurk=view.get("agurk"))
-    world._start_deal(dealt, stock)  # the deck's own cards, each once: nothing to check
+    start_deal(world, dealt, stock)  # the deck's own cards, each once: nothing to check
     try:
         for m in view.get("moves") or []:
             if world.to_act != m["seat"]:

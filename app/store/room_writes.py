@@ -148,7 +148,7 @@ def write_jobs(conn: Connection, jobs: Sequence[CommitJob]) -> list[int | Versio
     if dialect is None:
         raise NotImplementedError(f"room writes support SQLite and Postgres, not {conn.dialect.name}")
     with _dbapi_errors(conn):
-        cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+        cursor = conn.connection.cursor()
         try:
             return _write(cursor, dialect, jobs)
         finally:

@@ -14,7 +14,7 @@ import pytest
 
 from app.secret_key import new_secret
 from tests.e2e.csp_watch import SEEN, Violations, WatchedBrowser
-from tests.waiting import answers, wait_until, watching
+from tests.support.waiting import answers, wait_until, watching
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",

@@ -23,7 +23,7 @@ from tests.e2e.test_home_night_browser import (
     tap_result,
 )
 from tests.resilience.tcp_proxy import ThreadedProxy
-from tests.waiting import wait_page, wait_selector, watch_page
+from tests.support.waiting import wait_page, wait_selector, watch_page
 
 pytestmark = pytest.mark.e2e
 __all__ = ["home"]  # the fixture, shared with the home night's browser tests

@@ -21,7 +21,7 @@ from app.secret_key import new_secret
 from app.store import members as member_store
 from app.store.db import make_engine, session_scope, upgrade
 from app.web.club.auth import hash_password
-from tests.app_process import app_process
+from tests.support.app_process import app_process
 
 from ..web.club.helpers import NINE, finished_night_in_store
 from .csp_watch import WatchedBrowser

@@ -11,7 +11,7 @@ import pytest
 
 from tests.e2e.conftest import serve_app
 from tests.e2e.test_table_presets import LAPTOP, PHONE
-from tests.waiting import wait_page, wait_selector, watch_page
+from tests.support.waiting import wait_page, wait_selector, watch_page
 
 pytestmark = pytest.mark.e2e
 

@@ -28,7 +28,7 @@ import httpx
 import pytest
 
 from tests.resilience.conftest import ROOT, ServerProcess, free_port
-from tests.waiting import wait_page, wait_selector, wait_until, watch_page, watching
+from tests.support.waiting import wait_page, wait_selector, wait_until, watch_page, watching
 
 CHROMIUM = "/usr/bin/chromium"
 NGINX = shutil.which("nginx") or ("/usr/sbin/nginx" if os.path.exists("/usr/sbin/nginx") else None)

@@ -32,7 +32,7 @@ from websockets.sync.client import ClientConnection, connect
 
 from bench.table_wire import apply, parse
 from tests.resilience.conftest import ServerProcess, offered_actions
-from tests.waiting import wait_page, wait_selector, watch_page, watching
+from tests.support.waiting import wait_page, wait_selector, watch_page, watching
 
 pytestmark = pytest.mark.e2e
 

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.app_process import app_process
 from tests.e2e.conftest import CHROMIUM
 from tests.e2e.page_checks import Checks
+from tests.support.app_process import app_process
 
 pytestmark = pytest.mark.e2e
 

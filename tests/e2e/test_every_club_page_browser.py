@@ -27,11 +27,11 @@ from playwright.sync_api import TimeoutError as PageTimeout
 from app.store import members as member_store
 from app.store.db import make_engine, session_scope, upgrade
 from app.web.club.auth import hash_password
-from tests.app_process import app_process
 from tests.e2e.clicking import move
 from tests.e2e.conftest import CHROMIUM
 from tests.e2e.page_checks import Checks
-from tests.waiting import wait_page, wait_selector, watch_page
+from tests.support.app_process import app_process
+from tests.support.waiting import wait_page, wait_selector, watch_page
 from tests.web.club.helpers import NINE, finished_night_in_store
 
 pytestmark = pytest.mark.e2e

@@ -15,7 +15,7 @@ import pytest
 
 from tests.e2e.clicking import move
 from tests.e2e.page_checks import Checks
-from tests.waiting import wait_page, wait_selector, wait_version_above, watch_page
+from tests.support.waiting import wait_page, wait_selector, wait_version_above, watch_page
 
 pytestmark = pytest.mark.e2e
 

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from tests.e2e.test_table_presets import PHONE, create_room, play_simply, version
-from tests.waiting import wait_page, watch_page
+from tests.support.waiting import wait_page, watch_page
 
 pytestmark = pytest.mark.e2e
 

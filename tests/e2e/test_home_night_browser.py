@@ -24,10 +24,10 @@ from app.store import nights as night_store
 from app.store import results as result_store
 from app.store.db import make_engine, session_scope, upgrade
 from app.web.club.auth import hash_password
-from tests.app_process import app_process
 from tests.e2e.conftest import CHROMIUM
 from tests.e2e.page_checks import Checks
-from tests.waiting import wait_page, wait_selector, wait_until, watch_page
+from tests.support.app_process import app_process
+from tests.support.waiting import wait_page, wait_selector, wait_until, watch_page
 from tests.web.club.helpers import NINE
 
 pytestmark = pytest.mark.e2e

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.page_checks import Checks
-from tests.waiting import wait_page, watch_page
+from tests.support.waiting import wait_page, watch_page
 
 pytestmark = pytest.mark.e2e
 

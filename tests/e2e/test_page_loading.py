@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.waiting import wait_page, watch_page
+from tests.support.waiting import wait_page, watch_page
 
 pytestmark = pytest.mark.e2e
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.clicking import move
-from tests.waiting import wait_page, wait_selector, watch_page
+from tests.support.waiting import wait_page, wait_selector, watch_page
 
 pytestmark = pytest.mark.e2e
 

@@ -13,7 +13,7 @@ import pytest
 
 from tests.e2e.conftest import serve_app
 from tests.e2e.page_checks import Checks
-from tests.waiting import wait_page, wait_selector, watch_page
+from tests.support.waiting import wait_page, wait_selector, watch_page
 
 pytestmark = pytest.mark.e2e
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.conftest import serve_app
-from tests.waiting import wait_page, wait_selector, wait_until, watch_page
+from tests.support.waiting import wait_page, wait_selector, wait_until, watch_page
 
 pytestmark = pytest.mark.e2e
 

@@ -20,10 +20,10 @@ from typing import Any
 import pytest
 
 from app.push.keys import new_private_key, public_key
+from bench.push_service import PushService
 from tests.e2e.conftest import serve_app
 from tests.e2e.page_checks import Checks
-from tests.push.push_service import PushService
-from tests.waiting import wait_page, wait_until, watch_page
+from tests.support.waiting import wait_page, wait_until, watch_page
 
 pytestmark = pytest.mark.e2e
 PHONE = {"viewport": {"width": 360, "height": 740}, "is_mobile": True, "has_touch": True}

@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from tests.resilience.conftest import ServerProcess
-from tests.waiting import wait_page, wait_selector, watch_page, watching
+from tests.support.waiting import wait_page, wait_selector, watch_page, watching
 
 pytestmark = pytest.mark.e2e
 

@@ -12,7 +12,7 @@ import pytest
 
 from tests.e2e.page_checks import Checks
 from tests.e2e.test_every_page_browser import play_to_the_end
-from tests.waiting import wait_page, wait_selector, watch_page
+from tests.support.waiting import wait_page, wait_selector, watch_page
 
 pytestmark = pytest.mark.e2e
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.page_checks import AXE_SOURCE, SERIOUS
-from tests.waiting import wait_page, wait_selector, wait_until, watch_page
+from tests.support.waiting import wait_page, wait_selector, wait_until, watch_page
 
 pytestmark = pytest.mark.e2e
 

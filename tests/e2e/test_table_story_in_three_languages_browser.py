@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from tests.waiting import page_state, wait_page, wait_selector, wait_until, watch_page
+from tests.support.waiting import page_state, wait_page, wait_selector, wait_until, watch_page
 
 pytestmark = pytest.mark.e2e
 

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, settings
 
 from app.main import create_app
 from tests.conftest import make_settings
-from tests.web.wsutil import close_all
+from tests.web.table.wsutil import close_all
 
 settings.register_profile(
     "fuzz", max_examples=300, deadline=None, derandomize=False,

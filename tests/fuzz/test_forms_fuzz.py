@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.web.club.helpers import become_elder, csrf_of
-from tests.web.test_room_protocol import start
-from tests.web.wsutil import Player, create_room, hidden_cards, join, leaks
+from tests.web.table.test_room_protocol import start
+from tests.web.table.wsutil import Player, create_room, hidden_cards, join, leaks
 
 WEIRD = st.one_of(
     st.text(max_size=60),

@@ -12,8 +12,8 @@ from fastapi.testclient import TestClient
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.web.test_room_protocol import start
-from tests.web.wsutil import Player, create_room, foreign_cards, hidden_cards, join, leaks
+from tests.web.table.test_room_protocol import start
+from tests.web.table.wsutil import Player, create_room, foreign_cards, hidden_cards, join, leaks
 
 KEYS = ["do", "v", "action", "seat", "aid"]
 DOS = ["act", "sync", "start", "add_bot", "remove", "hand_to_bot", "take_back", "rematch", "teleport"]

@@ -11,8 +11,8 @@ from fastapi.testclient import TestClient
 
 from app.main import create_app
 from app.push.keys import new_private_key, public_key
+from bench.push_service import PushService
 from tests.conftest import make_settings
-from tests.push.push_service import PushService
 
 
 @pytest.fixture

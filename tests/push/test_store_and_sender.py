@@ -17,7 +17,7 @@ from app.push.sender import Outgoing, PushSender
 from app.store import members as member_store
 from app.store import push as store
 from app.store.db import make_engine, session_scope, upgrade
-from tests.push.push_service import PushService
+from bench.push_service import PushService
 
 
 @pytest.fixture

@@ -14,8 +14,8 @@ from fastapi.testclient import TestClient
 
 from app.store import push as store
 from app.store.db import session_scope
-from tests.push.push_service import PushService
-from tests.waiting import wait_until
+from bench.push_service import PushService
+from tests.support.waiting import wait_until
 
 CARD = re.compile(r"\b(?:[2-9]|10|[JQKA]|X1|X2)[CDHS]?\b|[♠♥♦♣]|Joker", re.IGNORECASE)
 

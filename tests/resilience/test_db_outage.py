@@ -26,7 +26,7 @@ from tests.resilience.conftest import (
     start_game,
 )
 from tests.resilience.tcp_proxy import ThreadedProxy
-from tests.waiting import watching
+from tests.support.waiting import watching
 
 pytestmark = pytest.mark.postgres
 

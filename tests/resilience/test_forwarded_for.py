@@ -25,7 +25,7 @@ from app.push.keys import new_private_key
 from app.web.club import identity
 from bench.table_wire import parse
 from tests.resilience.conftest import ROOT, SECRET_KEY, free_port
-from tests.waiting import answers, wait_until, watching
+from tests.support.waiting import answers, wait_until, watching
 
 CSRF = re.compile(r'name="csrf" value="([^"]+)"')
 PASSWORD = "forwarded-elder-1"

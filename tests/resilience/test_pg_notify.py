@@ -12,7 +12,7 @@ from sqlmodel import Session, create_engine
 
 from app.rooms import pg_notify
 from app.rooms.pg_notify import Listener, notify, parse_payload
-from tests.waiting import await_until
+from tests.support.waiting import await_until
 
 
 def test_parse_payload() -> None:

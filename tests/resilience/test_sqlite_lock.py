@@ -16,7 +16,7 @@ import time
 from sqlalchemy.engine import make_url
 
 from tests.resilience.conftest import actor, all_at, play_step, seat_three, start_game
-from tests.waiting import watching
+from tests.support.waiting import watching
 
 HOLD_SECONDS = 3.0
 

@@ -11,7 +11,7 @@ from app.rooms import RoomManager
 from app.rooms.pg_notify import notify
 from app.rooms.sync import RoomSync, catch_up_locked, load_room
 from app.store.db import make_engine, upgrade
-from tests.waiting import await_until
+from tests.support.waiting import await_until
 
 
 def managers(url: str) -> tuple[RoomManager, RoomManager]:

@@ -32,7 +32,7 @@ from tests.resilience.conftest import (
     settle,
     start_game,
 )
-from tests.waiting import await_until
+from tests.support.waiting import await_until
 
 pytestmark = pytest.mark.postgres
 

@@ -19,7 +19,7 @@ from app.rooms.news import NewsKind, Notice
 from app.rooms.room import LiveRoom
 from app.store.db import make_engine, upgrade
 from tests.rooms.told import Listener, Told
-from tests.waiting import await_until
+from tests.support.waiting import await_until
 
 
 def connection(token: str | None) -> Listener:

@@ -17,7 +17,7 @@ from app.store import chat as chat_store
 from app.store import rooms as store
 from app.store.db import make_engine, session_scope, upgrade
 from tests.rooms.told import Listener
-from tests.waiting import await_until
+from tests.support.waiting import await_until
 
 IDLE = 3600.0
 

@@ -18,7 +18,7 @@ from app.rooms.commits import CommitWriter
 from app.rooms.pg_notify import libpq_dsn
 from app.store.db import make_engine, upgrade
 from app.store.room_writes import CommitJob, VersionConflict
-from tests.waiting import await_until
+from tests.support.waiting import await_until
 
 ROOMS = 12
 STALE = 4  # this room's job carries an old version

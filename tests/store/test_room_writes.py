@@ -19,7 +19,7 @@ from app.store import rooms as store
 from app.store.db import make_engine, upgrade
 from app.store.room_writes import CommitJob, VersionConflict, write_jobs
 from tests.store.test_group_commit import writes_held
-from tests.waiting import await_until
+from tests.support.waiting import await_until
 
 PAYLOAD = {"seat": 2, "card": "hearts-10", "é": "ü\"\\", "list": [1.5, None, True], "nested": {"a": []}}
 SEATS = [

@@ -8,7 +8,7 @@ from fastapi.testclient import TestClient
 
 from app.main import create_app
 from tests.conftest import make_settings
-from tests.web.wsutil import close_all
+from tests.web.table.wsutil import close_all
 
 
 @pytest.fixture

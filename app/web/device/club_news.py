@@ -49,7 +49,8 @@ def _news(session: Session, today: date) -> list[tuple[str, set[int], Message, s
             break  # newest first: the rest is old
         ids = {p["name"]: p["member_id"] for p in row.players if p.get("member_id")}
         if row.status == "done" and row.winner:
-            news.append((f"night:{row.id}:done", set(ids.values()), messages.night_result(row.id, row.winner),  # type: ignore[arg-type]
+            night_id = row_id(row)
+            news.append((f"night:{night_id}:done", set(ids.values()), messages.night_result(night_id, row.winner),
                          "night"))
         elif row.status == "open" and row.mode == "online":
             news += _rounds(session, row, ids)
@@ -75,7 +76,8 @@ def _news(session: Session, today: date) -> list[tuple[str, set[int], Message, s
 
 
 def _rounds(session: Session, row: night_store.Night, ids: dict[str, int]) -> list[tuple[str, set[int], Message, str]]:
-    loaded = night_replay.load(session, night_id=row_id(row))
+    night_id = row_id(row)
+    loaded = night_replay.load(session, night_id=night_id)
     if loaded is None:
         return []
     _row, _results, night = loaded
@@ -84,9 +86,9 @@ def _rounds(session: Session, row: night_store.Night, ids: dict[str, int]) -> li
         players = {ids[p] for p in entry.get("players", []) if p in ids}
         table = key.rsplit("-", 1)[-1] if not key.startswith("playoff-") else ""
         first = key.startswith("base-1-")
-        message = (messages.night_first_round(row.id, table) if first  # type: ignore[arg-type]
-                   else messages.night_next_round(row.id, table or "playoff"))  # type: ignore[arg-type]
-        news.append((f"night:{row.id}:{key}:{entry.get('slug')}", players, message, "night"))
+        message = (messages.night_first_round(night_id, table) if first
+                   else messages.night_next_round(night_id, table or "playoff"))
+        news.append((f"night:{night_id}:{key}:{entry.get('slug')}", players, message, "night"))
     return news
 
 

@@ -9,6 +9,7 @@ as in Jinja), and everything else goes the usual way: the same results, without 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -32,3 +33,10 @@ def make_templates(directory: Path) -> Jinja2Templates:
     """Templates from `directory`, autoescaped as Starlette's own (`.html`, `.xml`...)."""
     env = AppEnvironment(loader=jinja2.FileSystemLoader(str(directory)), autoescape=jinja2.select_autoescape())
     return Jinja2Templates(env=env)
+
+
+def template_macro(templates: Jinja2Templates, name: str, macro: str) -> Callable[..., Any]:
+    """The macro `macro` of template `name`, to call from Python (a template's module has its
+    macros as attributes, which no type knows)."""
+    found: Callable[..., Any] = getattr(templates.env.get_template(name).module, macro)
+    return found

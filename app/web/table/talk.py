@@ -11,6 +11,7 @@ from fastapi.templating import Jinja2Templates
 
 from app.rooms.chat import MAX_TEXT, REACT, REACTIONS, ChatLine, ChatText
 from app.rooms.room import LiveRoom
+from app.web.shared.templating import template_macro
 from app.web.table.render import render_block
 
 TEMPLATE = "table/chat.html"
@@ -70,4 +71,4 @@ def render_form(templates: Jinja2Templates, room: LiveRoom, seat: int | None) ->
 
 def render_reaction(templates: Jinja2Templates, emoji: str) -> str:
     """The bubble a quick reaction shows by its sender's seat (`_reactions.html`)."""
-    return str(templates.env.get_template(REACTIONS_TEMPLATE).module.bubble(emoji))  # type: ignore[attr-defined]
+    return str(template_macro(templates, REACTIONS_TEMPLATE, "bubble")(emoji))

@@ -36,7 +36,7 @@ from app.web.club import online as club_online
 from app.web.club import table_flow
 from app.web.shared.security import seat_cookie_name
 from tests.conftest import make_settings
-from tests.web.wsutil import Player, close_all
+from tests.web.table.wsutil import Player, close_all
 
 from .helpers import (
     NINE,

@@ -21,7 +21,7 @@ from app.store.db import session_scope
 from app.web.club import absent_bots
 from app.web.club import online as club_online
 from tests.conftest import make_settings
-from tests.web.wsutil import close_all
+from tests.web.table.wsutil import close_all
 
 from .helpers import NINE, add_members, become_elder, create_night, setup_form, token
 from .test_absent_bots import GRACE, away, rooms_now, seats_of, wait_for

@@ -182,7 +182,7 @@ def test_no_deck_reaches_any_client_before_the_round_is_over_at_every_table(clie
     """One table of the round finishes (bots), the other two still play deal 1: its replay is
     refused, the comparison waits, no page or frame shows a card a seat may not see, and no run
     of any of the round's decks is on any page; once every table is over, all open."""
-    from tests.web.wsutil import Player, visible_cards
+    from tests.web.table.wsutil import Player, visible_cards
 
     night_id = duplicate_night(client, turn_seconds="0")
     url = f"/club/nights/{night_id}"

@@ -10,7 +10,7 @@ from typing import Any
 from app.web.shared.security import seat_cookie_name
 from tests.web.club.helpers import add_members, become_elder, bots_play, remember_member
 from tests.web.club.test_ratings import row_of
-from tests.web.wsutil import Player, token_from
+from tests.web.table.wsutil import Player, token_from
 
 
 def sit(client: Any, member: str | None, slug: str | None = None) -> tuple[str, str]:

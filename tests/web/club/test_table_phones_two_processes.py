@@ -17,7 +17,7 @@ from app.store import members as member_store
 from app.store import results as result_store
 from app.store.db import make_engine, session_scope, upgrade
 from app.web.club.auth import hash_password
-from tests.app_process import app_process
+from tests.support.app_process import app_process
 
 from .helpers import NINE, csrf_of, setup_form
 

@@ -1,0 +1,90 @@
+"""A club page that waits on the database never delays a room: the handler's database work
+runs in a worker thread, so the event loop keeps answering every room's websocket."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+from app.store import members as member_store
+from tests.web.club.helpers import become_elder, csrf_of, member_ids
+from tests.web.table.wsutil import Player, close_all, create_room
+
+ROUND_TRIP_LIMIT = 0.2  # seconds
+
+
+def _hold(monkeypatch: Any, name: str) -> tuple[threading.Event, threading.Event]:
+    """Make `app.store.members.<name>` wait (in whatever thread calls it) until released."""
+    entered, release = threading.Event(), threading.Event()
+    real = getattr(member_store, name)
+
+    def held(*args: Any, **kwargs: Any) -> Any:
+        entered.set()
+        assert release.wait(15), "never released"
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(member_store, name, held)
+    return entered, release
+
+
+def _next_table(player: Player) -> None:
+    while player.recv()["kind"] != "table":  # a sync also sends the chat; skip to the table
+        pass
+
+
+def _round_trip(player: Player) -> float:
+    started = time.perf_counter()
+    player.send(do="sync", v=player.version)
+    _next_table(player)
+    return time.perf_counter() - started
+
+
+def test_a_room_answers_while_a_club_form_is_held_inside_its_database_call(client: Any, monkeypatch: Any) -> None:
+    slug, token = create_room(client)
+    player = Player(client, slug, token).connect()
+    _next_table(player)
+    become_elder(client)
+    ids = member_ids(client)
+    csrf = csrf_of(client.get("/club/beer").text)
+    entered, release = _hold(monkeypatch, "list_members")  # add_debt reads the members
+    answers: list[int] = []
+    post = threading.Thread(target=lambda: answers.append(client.post(
+        "/club/beer", data={"csrf": csrf, "member": str(ids["Elsa"]), "reason": "held", "crates": "1"},
+        follow_redirects=False).status_code))
+    post.start()
+    try:
+        assert entered.wait(10), "the form never reached its database call"
+        trips = [_round_trip(player) for _ in range(5)]
+        assert not answers, "the form finished early: the test held nothing"
+    finally:
+        release.set()
+        post.join(15)
+        close_all()
+    assert answers == [303]
+    assert max(trips) < ROUND_TRIP_LIMIT, trips
+
+
+def test_a_room_answers_while_the_elder_login_waits_for_the_database(client: Any, monkeypatch: Any) -> None:
+    slug, token = create_room(client)
+    player = Player(client, slug, token).connect()
+    _next_table(player)
+    become_elder(client)
+    client.cookies.clear()
+    csrf = csrf_of(client.get("/club/login").text)
+    entered, release = _hold(monkeypatch, "get_member_by_name")
+    answers: list[int] = []
+    login = threading.Thread(target=lambda: answers.append(client.post(
+        "/club/login", data={"csrf": csrf, "name": "Elsa", "password": "wrong-password"},
+        follow_redirects=False).status_code))
+    login.start()
+    try:
+        assert entered.wait(10), "the login never reached its database call"
+        trips = [_round_trip(player) for _ in range(5)]
+        assert not answers
+    finally:
+        release.set()
+        login.join(15)
+        close_all()
+    assert answers == [401]
+    assert max(trips) < ROUND_TRIP_LIMIT, trips
