@@ -3,6 +3,7 @@ error pages, and the websocket, where every connection keeps the language it con
 
 from __future__ import annotations
 
+import json
 import random
 import re
 from collections.abc import Iterator

@@ -10,7 +10,7 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 from bench.table_wire import section_attrs
-from tests.web.test_table_fragments import Viewer, fresh
+from tests.web.table.test_table_fragments import Viewer, fresh
 
 TRICK = re.compile(r'<div data-trick="([^"]+)">')
 CARD = re.compile(r'data-card="([^"]+)"')
