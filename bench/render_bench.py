@@ -115,7 +115,7 @@ async def play(app: Any, spec: Game, rng: random.Random, frames: list[str], *, l
     for name in spec.names[1:]:
         _seat, t = await room.join(name)
         tokens.append(t)
-    room.rng = random.Random(spec.seed)
+    room.state.rng = random.Random(spec.seed)  # the bench's setup: the same deals every run
     langs = (lang,) if lang else LANGS
     viewers = [Viewer(i, langs[i % len(langs)], hash_token(t), frames) for i, t in enumerate(tokens)]
     if spectator:
@@ -126,14 +126,14 @@ async def play(app: Any, spec: Game, rng: random.Random, frames: list[str], *, l
         room.connections.add(v)  # type: ignore[arg-type]
     await room.start(0, dealer=0)
     moves = 0
-    while room.game is not None and not room.game.over and moves < 2000:
-        g = room.game
+    while room.state.game is not None and not room.state.game.over and moves < 2000:
+        g = room.state.game
         moves += 1
         if g.to_act is None:
-            await room.deal_next(room.version, by=0)
+            await room.deal_next(room.state.version, by=0)
             continue
         action = rng.choice([str(a) for a in g.legal_actions()])
-        await room.act(g.to_act, action, room.version)
+        await room.act(g.to_act, action, room.state.version)
     room.connections.clear()
     for v in viewers:
         frames.extend(v.frames)

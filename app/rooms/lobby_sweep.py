@@ -56,7 +56,7 @@ def moment(seconds: float) -> datetime:
 
 
 def waiting(room: LiveRoom) -> bool:
-    return room.status == RoomStatus.LOBBY and not room.club_table
+    return room.state.status == RoomStatus.LOBBY and not room.state.club_table
 
 
 def has_open_page(room: LiveRoom) -> bool:
@@ -83,8 +83,8 @@ class LobbySweep:
         """Mark the waiting rooms open here, delete the abandoned ones; the slugs forgotten here."""
         now = self.served.clock.now()
         rooms = list(self.served.rooms.values())
-        open_here = [r.id for r in rooms if waiting(r) and has_open_page(r)]
-        closed_here = [r.id for r in rooms if waiting(r) and not has_open_page(r)]
+        open_here = [r.state.id for r in rooms if waiting(r) and has_open_page(r)]
+        closed_here = [r.state.id for r in rooms if waiting(r) and not has_open_page(r)]
         self.sweeps += 1
         cutoff = moment(now - self.idle) if self.sweeps > MARK_ONLY else None
 
@@ -99,7 +99,7 @@ class LobbySweep:
         deleted, gone = await asyncio.to_thread(in_the_database)
         self.deleted += len(deleted)
         forget = set(deleted) | gone
-        forgotten = [slug for slug, room in self.served.rooms.items() if room.id in forget]
+        forgotten = [slug for slug, room in self.served.rooms.items() if room.state.id in forget]
         for slug in forgotten:
             room = self.served.rooms.pop(slug)
             await room.stop()  # a page that came in meanwhile reconnects and finds no such room

@@ -120,8 +120,8 @@ class RoomManager:
         for room in self.rooms.values():
             room.schedule_bot()
             room.arm()  # timers re-armed from the stored facts (a deadline, a pending deal)
-        self.warm_bots([room.bot_level(s.seat) for room in self.rooms.values() if room.status == RoomStatus.PLAYING
-                        for s in room.seats.values() if s.botted])
+        self.warm_bots([room.bot_level(s.seat) for room in self.rooms.values() if room.state.status == RoomStatus.PLAYING
+                        for s in room.state.seats.values() if s.botted])
         if self.lobby_sweep is not None and self._sweeping is None:
             self._sweeping = asyncio.get_running_loop().create_task(self.lobby_sweep.run(), name="lobby-sweep")
 
@@ -143,7 +143,7 @@ class RoomManager:
             except Exception:
                 log.exception("room %s could not be rebuilt from its event log", snap.row.id)
                 continue
-            self.rooms[room.slug] = room
+            self.rooms[room.state.slug] = room
         log.info("rooms: %d brought back", len(self.rooms))
 
     async def stop(self) -> None:
@@ -202,7 +202,7 @@ class RoomManager:
         room.state.rebuild_game([(e.seat, e.kind, dict(e.payload)) for e in events])
         if events:  # the current turn started when its version was committed
             at = events[-1].at
-            room.turn_started = (at if at.tzinfo else at.replace(tzinfo=UTC)).timestamp()
+            room.state.turn_started = (at if at.tzinfo else at.replace(tzinfo=UTC)).timestamp()
         room.chat.restore([ChatLine(r.kind, r.seat, r.name, r.text, r.at) for r in snap.chat])
         return room
 
@@ -216,15 +216,15 @@ class RoomManager:
 
     def save_chat(self, room: LiveRoom, line: ChatLine) -> None:
         with session_scope(self.db) as session:
-            chat_store.add_chat(session, room_id=room.id, seat=line.seat, name=line.name, kind=line.kind,
+            chat_store.add_chat(session, room_id=room.state.id, seat=line.seat, name=line.name, kind=line.kind,
                                 text=line.text, at=line.at)
 
     async def reload(self, room: LiveRoom) -> None:
         """Rebuild one room from one consistent snapshot of the database (after another process
         moved it first), read off the event loop."""
-        snap = await asyncio.to_thread(read_room, self.db, room_id=room.id, with_chat=False)
+        snap = await asyncio.to_thread(read_room, self.db, room_id=room.state.id, with_chat=False)
         if snap is None:
-            raise LookupError(f"room {room.id} is no longer stored")
+            raise LookupError(f"room {room.state.id} is no longer stored")
         room.adopt(self.build(snap))
 
     # ------------------------------------------------------------------ observers
@@ -241,7 +241,7 @@ class RoomManager:
                 if inspect.isawaitable(result):
                     await result
             except Exception:
-                log.exception("room %s: a game-over observer failed", room.id)
+                log.exception("room %s: a game-over observer failed", room.state.id)
 
     # ------------------------------------------------------------------ storage
 
@@ -255,7 +255,7 @@ class RoomManager:
         host: int | None,
     ) -> int:
         """Hand the change to the writer thread; the new version once its transaction committed."""
-        job = CommitJob(room.id, room.version, events,
+        job = CommitJob(room.state.id, room.state.version, events,
                         None if seats is None else [s.row() for s in seats], status, host)
         return await self.writer.commit(job)
 
@@ -273,7 +273,7 @@ class RoomManager:
             except Exception:
                 log.exception("room %r could not be loaded", slug)
                 return None
-            log.info("room %s loaded from the database at version %s", room.id, room.version)
+            log.info("room %s loaded from the database at version %s", room.state.id, room.state.version)
         return room
 
     def get(self, slug: str) -> LiveRoom | None:
@@ -402,11 +402,11 @@ class RoomManager:
                 host=0,
                 seats=seat_rows,
             )
-            room.club_table = table
-            room.deck_key = deck_key
-            room.turn_seconds = turn_seconds
+            room.state.club_table = table
+            room.state.deck_key = deck_key
+            room.state.turn_seconds = turn_seconds
             for _seat, kind, payload in created:
-                room.bot_levels.note(kind, payload)
+                room.state.bot_levels.note(kind, payload)
             self.rooms[slug] = room
         self.warm_bots(levels)
         return room, token

@@ -21,14 +21,12 @@ message is parsed once (`messages.parse_message`) and dispatched here.
 
 from __future__ import annotations
 
-import random
 import threading
-from typing import Any, Generic, TypeVar, overload
+from typing import Any, TypeVar
 
 from app.parsing import BadFrame
 from app.rooms import engine
 from app.rooms.actions import RoomActions
-from app.rooms.bot_levels import BotLevels
 from app.rooms.bots import Bots
 from app.rooms.changes import Change, RoomChanges
 from app.rooms.chat import ChatLog, ChatRefused
@@ -78,50 +76,7 @@ T = TypeVar("T")
 ALREADY_RECEIVED = Text("That action was already received; it was not applied twice.")
 
 
-class Held(Generic[T]):
-    """One of the state's attributes, read (and set) through the room."""
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.name = name
-
-    @overload
-    def __get__(self, room: None, owner: type) -> Held[T]: ...
-
-    @overload
-    def __get__(self, room: LiveRoom, owner: type) -> T: ...
-
-    def __get__(self, room: LiveRoom | None, owner: type) -> Held[T] | T:
-        if room is None:
-            return self
-        value: T = getattr(room.state, self.name)
-        return value
-
-    def __set__(self, room: LiveRoom, value: T) -> None:
-        setattr(room.state, self.name, value)
-
-
 class LiveRoom:
-    id: Held[int] = Held()
-    slug: Held[str] = Held()
-    preset: Held[str] = Held()
-    options: Held[dict[str, Any]] = Held()
-    capacity: Held[int] = Held()
-    status: Held[RoomStatus] = Held()
-    version: Held[int] = Held()
-    host: Held[int] = Held()
-    seats: Held[dict[int, Seat]] = Held()
-    game: Held[engine.Game | None] = Held()
-    rng: Held[random.Random] = Held()
-    club_table: Held[bool] = Held()
-    deck_key: Held[str | None] = Held()
-    turn_seconds: Held[float] = Held()
-    turn_started: Held[float] = Held()
-    timeouts: Held[dict[int, int]] = Held()
-    time_note: Held[str | None] = Held()
-    time_note_seat: Held[int | None] = Held()
-    ready: Held[set[int]] = Held()
-    bot_levels: Held[BotLevels] = Held()
-
     def __init__(
         self,
         manager: RoomHost[LiveRoom],
@@ -329,11 +284,11 @@ class LiveRoom:
         seat = conn.seat
         match message:
             case Act(action, seen):
-                if seat is not None and seat in self.seats and self.seats[seat].status == SeatStatus.HANDED:
+                if seat is not None and seat in self.state.seats and self.state.seats[seat].status == SeatStatus.HANDED:
                     # the player is back and acts: they take their seat back from the bot
-                    before = self.version
+                    before = self.state.version
                     await self.take_back(seat)
-                    seen = self.version if seen == before else seen
+                    seen = self.state.version if seen == before else seen
                 await self.act(seat, action, seen)
             case Sync():
                 self.herald.whole_table(conn)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import json
+import random
 import secrets
 import threading
 from enum import StrEnum
@@ -55,7 +56,7 @@ class RoomState:
         self.host = host
         self.seats: dict[int, Seat] = {s.seat: s for s in seats}
         self.game: engine.Game | None = None
-        self.rng = secrets.SystemRandom()
+        self.rng: random.Random = secrets.SystemRandom()
         # Held while the committed state (game, seats, status, host, version) changes, and by a
         # page rendered in a worker thread while it reads that state: never half of a change.
         self.state_lock = threading.Lock()

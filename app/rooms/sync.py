@@ -68,29 +68,29 @@ def load_room(manager: ServedRooms, slug: str) -> LiveRoom | None:
     if snap is None:
         return None
     room = manager.build(snap)
-    log.info("room %s loaded from the database at version %s", room.id, room.version)
+    log.info("room %s loaded from the database at version %s", room.state.id, room.state.version)
     return room
 
 
 def read_above(room: LiveRoom) -> RoomSnapshot | None:
     """The stored room with its events above the version `room` has (blocking)."""
-    return read_room(_served_by(room).db, room_id=room.id, after=room.version, with_chat=False)
+    return read_room(_served_by(room).db, room_id=room.state.id, after=room.state.version, with_chat=False)
 
 
 def read_whole(room: LiveRoom) -> RoomSnapshot | None:
     """The stored room with its whole log (blocking)."""
-    return read_room(_served_by(room).db, room_id=room.id, with_chat=False)
+    return read_room(_served_by(room).db, room_id=room.state.id, with_chat=False)
 
 
 def catch_up_locked(room: LiveRoom) -> bool:
-    """Apply the stored events above `room.version` (the caller holds `room.changes.lock`). Blocking:
+    """Apply the stored events above `room.state.version` (the caller holds `room.changes.lock`). Blocking:
     `RoomSync.catch_up` does the same with its reads in a worker thread.
 
     Returns True if the room changed. Anything unexpected (a gap, an event that does not
     apply) falls back to rebuilding the whole room from its log.
     """
     snap = read_above(room)
-    if snap is None or snap.row.version <= room.version:
+    if snap is None or snap.row.version <= room.state.version:
         return False
     if not apply_above(room, snap):
         whole = read_whole(room)
@@ -100,14 +100,15 @@ def catch_up_locked(room: LiveRoom) -> bool:
 
 
 def apply_above(room: LiveRoom, snap: RoomSnapshot) -> bool:
-    """Apply a snapshot's events (those above `room.version`) to the room; False (and nothing
+    """Apply a snapshot's events (those above `room.state.version`) to the room; False (and nothing
     changed) when they do not follow on from it: the caller then rebuilds the room."""
+    state = room.state
     row, seats, events = snap.row, snap.seats, snap.events
-    if not events or events[0].seq != room.version + 1 or events[-1].seq != row.version:
+    if not events or events[0].seq != state.version + 1 or events[-1].seq != row.version:
         return False
-    game = room.game.fork() if room.game is not None else None
-    ready, timeouts, note, note_seat = set(room.ready), dict(room.timeouts), room.time_note, room.time_note_seat
-    levels = room.bot_levels.copy()
+    game = state.game.fork() if state.game is not None else None
+    ready, timeouts, note, note_seat = set(state.ready), dict(state.timeouts), state.time_note, state.time_note_seat
+    levels = state.bot_levels.copy()
     try:
         for event in events:
             payload: dict[str, Any] = dict(event.payload)
@@ -119,10 +120,10 @@ def apply_above(room: LiveRoom, snap: RoomSnapshot) -> bool:
             elif event.kind == "start":
                 ready.clear()
                 game = engine.make_game(
-                    room.preset,
+                    state.preset,
                     len(payload["players"]),
                     payload["dealer"],
-                    payload.get("options", room.options),
+                    payload.get("options", state.options),
                 )
             elif event.kind == "deal" and game is not None:
                 engine.replay_deal(game, payload)
@@ -131,24 +132,24 @@ def apply_above(room: LiveRoom, snap: RoomSnapshot) -> bool:
                 timed_out = bool(payload.get("timeout"))
                 timeouts[event.seat] = timeouts.get(event.seat, 0) + 1 if timed_out else 0
                 if timed_out:  # the note another process showed with its timed-out move
-                    name = room.seats[event.seat].name if event.seat in room.seats else Text("a player")
+                    name = state.seats[event.seat].name if event.seat in state.seats else Text("a player")
                     note = Text("Time: a bot %(did)s for %(name)s.", did=told(payload["action"]), name=name)
                     note_seat = event.seat
             elif event.kind in ("takeover", "takeback") and isinstance(payload.get("seat"), int):
                 timeouts.pop(payload["seat"], None)
     except Exception:
         log.exception(
-            "room %s: events above %s did not apply; rebuilding it", room.id, room.version
+            "room %s: events above %s did not apply; rebuilding it", state.id, state.version
         )
         return False
-    with room.state_lock:
-        room.game = game
-        room.ready, room.timeouts, room.time_note, room.time_note_seat = ready, timeouts, note, note_seat
-        room.bot_levels = levels
-        room.version = row.version
-        room.status = RoomStatus(row.status)
-        room.host = row.host
-        room.seats = {
+    with state.state_lock:
+        state.game = game
+        state.ready, state.timeouts, state.time_note, state.time_note_seat = ready, timeouts, note, note_seat
+        state.bot_levels = levels
+        state.version = row.version
+        state.status = RoomStatus(row.status)
+        state.host = row.host
+        state.seats = {
             s.seat: Seat(s.seat, s.name, s.token_hash, s.is_bot, s.bot_controlled, s.code_hash) for s in seats
         }
     room.presence.reseat()
@@ -192,19 +193,19 @@ class RoomSync:
         added, or rebuilt in its place; rooms are never dropped)."""
         rooms = self.manager.rooms
         room = self._by_id.get(room_id)
-        if room is not None and rooms.get(room.slug) is room:
+        if room is not None and rooms.get(room.state.slug) is room:
             return room
         if room is None and len(rooms) == self._by_id_built_from:
             return None  # no room was added since the map was built: not served here
         # list(): a page served in a worker thread may be adding a room right now
         served = list(rooms.values())
-        self._by_id = {r.id: r for r in served}
+        self._by_id = {r.state.id: r for r in served}
         self._by_id_built_from = len(served)
         return self._by_id.get(room_id)
 
     async def on_notify(self, room_id: int, version: int) -> None:
         room = self.room_by_id(room_id)
-        if room is None or room.version >= version or room.changes.committing == version:
+        if room is None or room.state.version >= version or room.changes.committing == version:
             return  # not served here, or our own change (maybe not adopted yet)
         await self.catch_up(room)
 
@@ -214,7 +215,7 @@ class RoomSync:
         behind = [
             r
             for r in list(self.manager.rooms.values())
-            if versions.get(r.id, r.version) > r.version
+            if versions.get(r.state.id, r.state.version) > r.state.version
         ]
         if behind:
             log.info("resync: %d room(s) behind the database", len(behind))
@@ -231,13 +232,13 @@ class RoomSync:
         async with room.changes.lock:
             try:
                 snap = await asyncio.to_thread(read_above, room)
-                changed = snap is not None and snap.row.version > room.version
+                changed = snap is not None and snap.row.version > room.state.version
                 if changed and snap is not None and not apply_above(room, snap):
                     whole = await asyncio.to_thread(read_whole, room)
                     if whole is not None:
                         room.adopt(self.manager.build(whole))
             except Exception:
-                log.exception("room %s: could not catch up", room.id)
+                log.exception("room %s: could not catch up", room.state.id)
                 return False
         if changed:
             room.publish()
@@ -246,25 +247,25 @@ class RoomSync:
 
     def watch_bot(self, room: LiveRoom) -> None:
         """If a bot is to move, let it move from here only if nobody else does it soon."""
-        g = room.game
-        if g is None or room.status != RoomStatus.PLAYING or g.over or g.to_act is None:
+        g = room.state.game
+        if g is None or room.state.status != RoomStatus.PLAYING or g.over or g.to_act is None:
             return
-        seat = room.seats.get(g.to_act)
+        seat = room.state.seats.get(g.to_act)
         if seat is None or not seat.botted:
             return
-        old = self._watchdogs.get(room.id)
+        old = self._watchdogs.get(room.state.id)
         if old is not None and not old.done():
             old.cancel()
-        self._watchdogs[room.id] = asyncio.get_running_loop().create_task(
-            self._fallback(room, room.version), name=f"bot-fallback-{room.slug}"
+        self._watchdogs[room.state.id] = asyncio.get_running_loop().create_task(
+            self._fallback(room, room.state.version), name=f"bot-fallback-{room.state.slug}"
         )
 
     async def _fallback(self, room: LiveRoom, version: int) -> None:
         await asyncio.sleep(self.manager.bot_delay + self.fallback_bot_seconds)
-        if room.version == version:
+        if room.state.version == version:
             log.info(
                 "room %s: no move for %.1f s; a bot moves from this process",
-                room.id,
+                room.state.id,
                 self.fallback_bot_seconds,
             )
             room.schedule_bot()

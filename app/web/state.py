@@ -45,8 +45,8 @@ def publisher_of(app: FastAPI) -> TablePublisher:
 
 def seat_table_context(app: FastAPI, room: LiveRoom, seat: int | None) -> dict[str, Any]:
     """`seat`'s table model and its whole table (`table_html`), for the room page."""
-    me = seat if seat is not None and seat in room.seats else None
-    return {"room": room, "slug": room.slug, "me": me, "table_html": publisher_of(app).page_table(room, seat)}
+    me = seat if seat is not None and seat in room.state.seats else None
+    return {"room": room, "slug": room.state.slug, "me": me, "table_html": publisher_of(app).page_table(room, seat)}
 
 
 def room_panels(app: FastAPI) -> list[Panel]:

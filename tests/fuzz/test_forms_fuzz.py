@@ -78,4 +78,4 @@ def test_random_queries_and_forms_never_fail(fuzz_app: TestClient, caplog: pytes
 
     one()
     _no_traceback(caplog)
-    assert room.status == "playing" and len(room.seats) == 3
+    assert room.state.status == "playing" and len(room.state.seats) == 3

@@ -44,7 +44,7 @@ FRAMES = st.one_of(MESSAGES, MESSAGES, RAW)
 
 
 def _table_state(room: Any) -> str:
-    return json.dumps([room.version, room.status, room.game.to_json()], sort_keys=True)
+    return json.dumps([room.state.version, room.state.status, room.state.game.to_json()], sort_keys=True)
 
 
 def test_random_frames_are_refused_cleanly_and_leak_nothing(
@@ -80,13 +80,13 @@ def test_random_frames_are_refused_cleanly_and_leak_nothing(
             hidden = hidden_cards(room, seat)
             assert not leaks(got, hidden), (frame, leaks(got, hidden))
             if got["kind"] in ("table", "fragments", "private"):
-                assert not foreign_cards(client.table, room.game.view(seat))
+                assert not foreign_cards(client.table, room.state.game.view(seat))
             if got["kind"] == "notice" and marker in got["message"]:
                 client.recv_table()
                 break
         else:
             raise AssertionError("the probe was never answered")
-        if room.version == json.loads(before)[0]:  # refused (or a sync): nothing changed
+        if room.state.version == json.loads(before)[0]:  # refused (or a sync): nothing changed
             assert _table_state(room) == before, frame
 
     one()

@@ -153,7 +153,7 @@ def _four_readers(web: TestClient) -> tuple[list[Player], list[str], object]:
 
 def test_each_connection_gets_its_tables_and_refusals_in_its_own_language(web: TestClient) -> None:
     players, langs, room = _four_readers(web)
-    to_act = room.game.to_act  # type: ignore[attr-defined]
+    to_act = room.state.game.to_act  # type: ignore[attr-defined]
     for seat, (p, lang) in enumerate(zip(players, langs, strict=True)):
         content = p.visible
         assert (YOUR_TURN if seat == to_act else WAITING)[lang] in content, (lang, seat)
@@ -173,7 +173,7 @@ def test_each_connection_gets_its_tables_and_refusals_in_its_own_language(web: T
     # a move pushes a new table to all, each in its reader's language
     actor = players[to_act]
     action = random.Random(7).choice(actor.offered_actions())
-    before = room.version  # type: ignore[attr-defined]
+    before = room.state.version  # type: ignore[attr-defined]
     actor.send(do="act", action=action, v=actor.version)
     for p, lang in zip(players, langs, strict=True):
         frame = p.recv_table()
@@ -204,7 +204,7 @@ def test_a_finished_game_its_score_sheet_and_replay_in_each_language(web: TestCl
     slug, room, players = three_players(web, target="12")
     start(players, room)
     rng = random.Random(8)
-    while not room.game.over:
+    while not room.state.game.over:
         play_one(players, room, rng)
     host = f"{seat_cookie_name(slug)}={players[0].token}"
     over = {
@@ -287,7 +287,7 @@ def test_every_phase_of_every_preset_renders_in_every_language(web: TestClient, 
         content = frame["content"]
         if 'data-mode="over"' in content:
             break
-        if 'data-my-turn="true"' not in content or frame["version"] != room.version:
+        if 'data-my-turn="true"' not in content or frame["version"] != room.state.version:
             continue
         assert "Þú átt leik" in content
         exchange = re.search(r"data-send-selection=\"exchange\" data-labels='([^']*)'", content)
@@ -302,10 +302,10 @@ def test_every_phase_of_every_preset_renders_in_every_language(web: TestClient, 
             assert "%(" not in html, (lang, seat)
             if lang != "en":
                 assert "Waiting for" not in html and "Your turn" not in html, (lang, seat)
-        action = engine.bot_action(room.game, 0, rng)
+        action = engine.bot_action(room.state.game, 0, rng)
         me.send(do="act", action=action, v=frame["version"])
         turns += 1
-    assert room.game is not None and room.game.over, f"{preset}: the game did not end in {turns} turns"
+    assert room.state.game is not None and room.state.game.over, f"{preset}: the game did not end in {turns} turns"
 
 
 def test_a_refusal_names_the_game_by_its_title_in_the_readers_language(web: TestClient) -> None:

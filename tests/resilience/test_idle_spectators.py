@@ -118,7 +118,7 @@ async def test_fifty_silent_spectators_leave_nothing_behind_and_never_delay_the_
 
     await asyncio.wait_for(spectators_gone(), 15)
     assert server.look(lambda: [c.token_hash is not None for c in room.connections]) == [True]
-    assert server.look(lambda: server.app.state.ws_caps.rooms.get(room.id)) == 1
+    assert server.look(lambda: server.app.state.ws_caps.rooms.get(room.state.id)) == 1
 
     def queued_elsewhere() -> list[int]:
         gc.collect()

@@ -21,13 +21,13 @@ def managers(url: str) -> tuple[RoomManager, RoomManager]:
 
 
 def same(a, b) -> None:
-    assert (a.version, a.status, a.host) == (b.version, b.status, b.host)
-    assert a.seats == b.seats
-    if a.game is None:
-        assert b.game is None
+    assert (a.state.version, a.state.status, a.state.host) == (b.state.version, b.state.status, b.state.host)
+    assert a.state.seats == b.state.seats
+    if a.state.game is None:
+        assert b.state.game is None
         return
     for seat in (None, 0, 1, 2):
-        assert a.game.view(seat) == b.game.view(seat)
+        assert a.state.game.view(seat) == b.state.game.view(seat)
 
 
 async def test_a_follower_catches_up_move_by_move_and_across_a_gap(database_url: str) -> None:
@@ -35,9 +35,9 @@ async def test_a_follower_catches_up_move_by_move_and_across_a_gap(database_url:
     room, _ = await a.create_room(
         preset="gurka-night", options={"target": 5}, seats=3, host_name="Anna"
     )
-    follower = load_room(b, room.slug)
+    follower = load_room(b, room.state.slug)
     assert follower is not None
-    b.rooms[follower.slug] = follower
+    b.rooms[follower.state.slug] = follower
     same(room, follower)
     await room.join("Bo")
     await room.join("Cai")
@@ -47,23 +47,23 @@ async def test_a_follower_catches_up_move_by_move_and_across_a_gap(database_url:
     await room.start(0)
     rng = random.Random(1)
     for step in range(12):
-        g = room.game
-        await room.act(g.to_act, rng.choice([str(x) for x in g.legal_actions()]), room.version)
+        g = room.state.game
+        await room.act(g.to_act, rng.choice([str(x) for x in g.legal_actions()]), room.state.version)
         if step % 3 == 0:  # sometimes one move behind, sometimes several
             assert catch_up_locked(follower)
             same(room, follower)
     assert catch_up_locked(follower)
     same(room, follower)
     # Presence is per process, but a player who just moved elsewhere is not "away" here.
-    mover = room.game.to_act
+    mover = room.state.game.to_act
     follower.absent_since[mover] = time.monotonic() - 3600
     assert follower.can_hand_to_bot(mover)
-    await room.act(mover, rng.choice([str(x) for x in room.game.legal_actions()]), room.version)
+    await room.act(mover, rng.choice([str(x) for x in room.state.game.legal_actions()]), room.state.version)
     assert catch_up_locked(follower)
     assert follower.absent_for(mover) < 5 and not follower.can_hand_to_bot(mover)
     # A follower whose memory disagrees with the log (the events do not apply) is rebuilt
     # from the whole log.
-    follower.version -= 2
+    follower.state.version -= 2  # the test's setup: a memory two versions behind what it holds
     assert catch_up_locked(follower)
     same(room, follower)
     for m in (a, b):
@@ -81,22 +81,22 @@ async def test_the_doorbell_finds_the_rooms_served_here_as_they_come_and_go(data
     )
     sync = RoomSync(b, database_url)
     try:
-        assert sync.room_by_id(room.id) is None  # another process's room
-        assert sync.room_by_id(room.id) is None  # still, however often its doorbell rings
-        follower = load_room(b, room.slug)
+        assert sync.room_by_id(room.state.id) is None  # another process's room
+        assert sync.room_by_id(room.state.id) is None  # still, however often its doorbell rings
+        follower = load_room(b, room.state.slug)
         assert follower is not None
-        b.rooms[follower.slug] = follower
-        assert sync.room_by_id(room.id) is follower  # served here from now on
-        assert sync.room_by_id(other.id) is None
-        rebuilt = load_room(b, room.slug)  # the room rebuilt in its place
+        b.rooms[follower.state.slug] = follower
+        assert sync.room_by_id(room.state.id) is follower  # served here from now on
+        assert sync.room_by_id(other.state.id) is None
+        rebuilt = load_room(b, room.state.slug)  # the room rebuilt in its place
         assert rebuilt is not None
-        b.rooms[rebuilt.slug] = rebuilt
-        assert sync.room_by_id(room.id) is rebuilt
-        second = load_room(b, other.slug)
+        b.rooms[rebuilt.state.slug] = rebuilt
+        assert sync.room_by_id(room.state.id) is rebuilt
+        second = load_room(b, other.state.slug)
         assert second is not None
-        b.rooms[second.slug] = second
-        assert sync.room_by_id(other.id) is second
-        assert sync.room_by_id(room.id) is rebuilt
+        b.rooms[second.state.slug] = second
+        assert sync.room_by_id(other.state.id) is second
+        assert sync.room_by_id(room.state.id) is rebuilt
     finally:
         for m in (a, b):
             await m.stop()
@@ -111,30 +111,30 @@ async def test_room_sync_follows_the_doorbell_and_resyncs(postgres_url: str) -> 
     await room.join("Bo")
     await room.join("Cai")
     await room.start(0)
-    follower = load_room(b, room.slug)
+    follower = load_room(b, room.state.slug)
     assert follower is not None
-    b.rooms[follower.slug] = follower
+    b.rooms[follower.state.slug] = follower
     sync = RoomSync(b, postgres_url)
     published: list[int] = []
-    follower.publish = lambda: published.append(follower.version)  # type: ignore[method-assign]
+    follower.publish = lambda: published.append(follower.state.version)  # type: ignore[method-assign]
     sync.start()
     try:
         await sync.listener.wait_connected()
         rng = random.Random(2)
-        g = room.game
-        await room.act(g.to_act, rng.choice([str(x) for x in g.legal_actions()]), room.version)
+        g = room.state.game
+        await room.act(g.to_act, rng.choice([str(x) for x in g.legal_actions()]), room.state.version)
         with Session(a.db) as session:  # the doorbell the action path will ring
-            notify(session, room.id, room.version)
+            notify(session, room.state.id, room.state.version)
             session.commit()
 
-        await await_until(lambda: follower.version == room.version, timeout=10,
-                          what=f"the follower at version {room.version}",
-                          seen=lambda: f"follower at version {follower.version}")
+        await await_until(lambda: follower.state.version == room.state.version, timeout=10,
+                          what=f"the follower at version {room.state.version}",
+                          seen=lambda: f"follower at version {follower.state.version}")
         same(room, follower)
-        assert published == [room.version]
+        assert published == [room.state.version]
         # A move whose doorbell was lost: the resync after a listener reconnect finds it.
-        g = room.game
-        await room.act(g.to_act, rng.choice([str(x) for x in g.legal_actions()]), room.version)
+        g = room.state.game
+        await room.act(g.to_act, rng.choice([str(x) for x in g.legal_actions()]), room.state.version)
         await sync.on_resync()
         same(room, follower)
     finally:

@@ -65,10 +65,10 @@ async def test_each_bot_plays_at_its_own_level_and_a_handed_seat_at_the_hosts(tm
     room, _token = await manager.create_room(preset="gurka-night", options={}, seats=4, host_name="Ann", bots=3,
                                              bot_levels=["strong", "easy"], bot_level="easy")
     assert [room.bot_level(s) for s in (1, 2, 3)] == ["strong", "easy", "easy"]  # the third: the host's
-    room.rng = random.Random(7)
+    room.state.rng = random.Random(7)  # the test's setup: the same deals every run
     await room.start(0, dealer=0)
     await room.hand_to_bot(0, 0)  # nobody connected: Ann's seat goes to a bot, at the host's level
-    await wait_for(lambda: room.status == "over")
+    await wait_for(lambda: room.state.status == "over")
     assert levels_asked(pool) == {0: {"easy"}, 1: {"strong"}, 2: {"easy"}, 3: {"easy"}}
     await manager.stop()
 
@@ -92,19 +92,19 @@ async def test_levels_survive_a_restart(tmp_path: Path) -> None:
     await room.add_bot(0, "heuristic")
     await room.add_bot(0)  # the host's level
     await room.remove_seat(0, 2)  # Bo leaves: the seats close up at the start, the levels stay with the bots
-    levels = {room.seats[s].name: room.bot_level(s) for s in room.seats if room.seats[s].is_bot}
+    levels = {room.state.seats[s].name: room.bot_level(s) for s in room.state.seats if room.state.seats[s].is_bot}
     assert sorted(levels.values()) == ["easy", "heuristic", "strong"]
     await room.start(0, dealer=0)
-    assert {room.seats[s].name: room.bot_level(s) for s in room.seats if room.seats[s].is_bot} == levels
-    slug = room.slug
+    assert {room.state.seats[s].name: room.bot_level(s) for s in room.state.seats if room.state.seats[s].is_bot} == levels
+    slug = room.state.slug
     await manager.stop()
 
     again = RoomManager(make_engine(url), takeover_seconds=0.0, bot_pool=RecordingPool())
     again.load()
     back = again.get(slug)
     assert back is not None and back is not room
-    assert {back.seats[s].name: back.bot_level(s) for s in back.seats if back.seats[s].is_bot} == levels
-    assert back.bot_levels.host == "strong"
+    assert {back.state.seats[s].name: back.bot_level(s) for s in back.state.seats if back.state.seats[s].is_bot} == levels
+    assert back.state.bot_levels.host == "strong"
     await again.stop()
 
 
@@ -112,13 +112,13 @@ async def test_a_club_level_for_the_absent_survives_a_restart(tmp_path: Path) ->
     url = database(tmp_path)
     manager = RoomManager(make_engine(url), takeover_seconds=0.0, bot_pool=RecordingPool())
     room = await manager.create_table(preset="gurka-night", options={}, names=["Ann", "Bo", "Cy"], dealer=0)
-    await room.hand_to_bot(room.host, 2, level="strong")  # the night's elders chose strong
+    await room.hand_to_bot(room.state.host, 2, level="strong")  # the night's elders chose strong
     assert room.bot_level(2) == "strong" and room.bot_level(1) == "heuristic"  # 1: not handed over (default)
     await manager.stop()
     again = RoomManager(make_engine(url), takeover_seconds=0.0, bot_pool=RecordingPool())
     again.load()
-    back = again.get(room.slug)
-    assert back is not None and back.seats[2].bot_controlled and back.bot_level(2) == "strong"
+    back = again.get(room.state.slug)
+    assert back is not None and back.state.seats[2].bot_controlled and back.bot_level(2) == "strong"
     await again.stop()
 
 
@@ -131,13 +131,13 @@ async def test_the_turn_timer_plays_at_the_hosts_level(tmp_path: Path) -> None:
     await room.join("Bo")
     await room.join("Cy")
     await room.start(0, dealer=0)
-    assert room.game is not None
-    seat, version = room.game.to_act, room.version
+    assert room.state.game is not None
+    seat, version = room.state.game.to_act, room.state.version
     assert seat is not None
     clock.advance(21.0)
-    await wait_for(lambda: room.version > version)
+    await wait_for(lambda: room.state.version > version)
     assert pool.asked == [(seat, "strong")]
-    assert room.time_note is not None  # the timed-out move was made and said
+    assert room.state.time_note is not None  # the timed-out move was made and said
     await manager.stop()
 
 
@@ -153,9 +153,9 @@ async def test_let_a_bot_play_uses_the_hosts_level_after_a_restart(tmp_path: Pat
     pool = RecordingPool()
     again = RoomManager(make_engine(url), takeover_seconds=0.0, bot_pool=pool)
     again.load()
-    back = again.get(room.slug)
-    assert back is not None and back.game is not None
-    seat = back.game.to_act
+    back = again.get(room.state.slug)
+    assert back is not None and back.state.game is not None
+    seat = back.state.game.to_act
     assert seat is not None
     await back.hand_to_bot((seat + 1) % 3, seat)
     await wait_for(lambda: bool(pool.asked))
@@ -174,9 +174,9 @@ async def test_strong_bots_think_in_the_pools_worker_processes(tmp_path: Path) -
     assert os.getpid() not in pool.pids()
     await room.start(0, dealer=0)
     await room.hand_to_bot(0, 0)
-    await wait_for(lambda: room.status == "over", seconds=300)
+    await wait_for(lambda: room.state.status == "over", seconds=300)
     assert pool.stats.searches > 0
-    assert room.game is not None and room.game.over
+    assert room.state.game is not None and room.state.game.over
     workers = pool.pids()
     await manager.stop()
     await pool.stop()  # the app's lifespan does this: the manager leaves a pool it was given
@@ -196,16 +196,16 @@ async def test_another_process_follows_the_levels(tmp_path: Path) -> None:
     await room.join("Bo")
     there = RoomManager(make_engine(url), takeover_seconds=0.0, bot_pool=RecordingPool())
     there.load()
-    other = there.get(room.slug)
-    assert other is not None and other.bot_levels.host == "easy"
+    other = there.get(room.state.slug)
+    assert other is not None and other.state.bot_levels.host == "easy"
     await room.add_bot(0, "strong")
     await room.start(0, dealer=0)
     await room.hand_to_bot(0, 1, level="heuristic")
     snap = sync.read_above(other)
     assert snap is not None and sync.apply_above(other, snap)
-    assert other.version == room.version
+    assert other.state.version == room.state.version
     assert [other.bot_level(s) for s in (1, 2)] == ["heuristic", "strong"]
-    assert other.seats[2].is_bot and other.seats[1].bot_controlled
+    assert other.state.seats[2].is_bot and other.state.seats[1].bot_controlled
     await room.take_back(1)
     snap = sync.read_above(other)
     assert snap is not None and sync.apply_above(other, snap)
@@ -224,8 +224,8 @@ async def test_levels_survive_a_restart_on_postgres(postgres_url: str, tmp_path:
     await manager.stop()
     again = RoomManager(make_engine(postgres_url), takeover_seconds=0.0, bot_pool=RecordingPool())
     again.load()
-    back = again.get(room.slug)
+    back = again.get(room.state.slug)
     assert back is not None
     assert [back.bot_level(s) for s in (0, 1, 2)] == ["easy", "strong", "easy"]
-    assert back.bot_levels.host == "strong"
+    assert back.state.bot_levels.host == "strong"
     await again.stop()

@@ -270,16 +270,16 @@ async def test_statuses_are_stored_as_the_same_words(database_url: str) -> None:
 
     def stored() -> object:
         with db.connect() as conn:
-            return conn.execute(text("SELECT status FROM rooms WHERE id = :id"), {"id": room.id}).scalar()
+            return conn.execute(text("SELECT status FROM rooms WHERE id = :id"), {"id": room.state.id}).scalar()
 
-    assert stored() == "lobby" and room.status == RoomStatus.LOBBY
+    assert stored() == "lobby" and room.state.status == RoomStatus.LOBBY
     await room.start(0, dealer=0)
     assert stored() == "playing" and type(stored()) is str
     await manager.stop()
     again = RoomManager(db)
     again.load()
-    back = again.rooms[room.slug]
-    assert back.status is RoomStatus.PLAYING
+    back = again.rooms[room.state.slug]
+    assert back.state.status is RoomStatus.PLAYING
     db.dispose()
 
 

@@ -27,8 +27,8 @@ def connection(token: str | None) -> Listener:
 
 
 def state(room: LiveRoom) -> tuple[Any, ...]:
-    game = json.dumps(room.game.to_json(), sort_keys=True) if room.game is not None else None
-    return room.version, room.status, room.host, dict(room.seats), game, set(room.ready), dict(room.timeouts)
+    game = json.dumps(room.state.game.to_json(), sort_keys=True) if room.state.game is not None else None
+    return room.state.version, room.state.status, room.state.host, dict(room.state.seats), game, set(room.state.ready), dict(room.state.timeouts)
 
 
 @pytest.fixture
@@ -70,20 +70,20 @@ async def test_a_move_that_is_not_saved_changes_nothing_and_the_next_one_works(
     for conn in conns:
         room.attach(conn)
     told = cast(Told, manager.audience).of
-    assert room.game is not None and room.game.to_act is not None
-    seat = room.game.to_act
-    action = str(room.game.legal_actions()[0])
-    before, game_before = state(room), room.game
+    assert room.state.game is not None and room.state.game.to_act is not None
+    seat = room.state.game.to_act
+    action = str(room.state.game.legal_actions()[0])
+    before, game_before = state(room), room.state.game
     seen = [len(told(c)) for c in conns]
 
     good = manager.writer.db
     manager.writer.db = unreachable_database(tmp_path)
     with pytest.raises(NotSaved, match="could not save that move"):
-        await room.act(seat, action, room.version)
-    assert state(room) == before and room.game is game_before
+        await room.act(seat, action, room.state.version)
+    assert state(room) == before and room.state.game is game_before
     # through the socket: the sender is told plainly, with its (unchanged) table; nobody else
     # hears anything
-    await room.handle(conns[seat], json.dumps({"do": "act", "action": action, "v": room.version}))
+    await room.handle(conns[seat], json.dumps({"do": "act", "action": action, "v": room.state.version}))
     heard = told(conns[seat])[seen[seat]:]
     assert [n.kind for n in heard] == [NewsKind.NOTICE, NewsKind.WHOLE_TABLE]
     assert heard[0].notice == Notice(NOT_SAVED, "error") and heard[1].version == before[0]
@@ -92,13 +92,13 @@ async def test_a_move_that_is_not_saved_changes_nothing_and_the_next_one_works(
     assert state(room) == before
 
     manager.writer.db = good  # the database answers again: no reload, no restart
-    await room.act(seat, action, room.version)
-    assert room.version > before[0]
-    assert all(told(c)[-1].kind == NewsKind.TABLE and told(c)[-1].version == room.version for c in conns)
+    await room.act(seat, action, room.state.version)
+    assert room.state.version > before[0]
+    assert all(told(c)[-1].kind == NewsKind.TABLE and told(c)[-1].version == room.state.version for c in conns)
     # the log holds exactly what the room shows: a fresh process rebuilds the same room
     fresh = RoomManager(make_engine(url))
     fresh.load()
-    assert state(fresh.rooms[room.slug]) == state(room)
+    assert state(fresh.rooms[room.state.slug]) == state(room)
 
 
 @pytest.mark.parametrize("op", ["join", "add_bot", "start", "issue_token"])
@@ -123,7 +123,7 @@ async def test_every_kind_of_change_that_is_not_saved_changes_nothing(
     assert state(room) == before
     manager.writer.db = good
     await calls[op]()
-    assert room.version > before[0]
+    assert room.state.version > before[0]
 
 
 async def test_bots_carry_on_by_themselves_once_the_database_answers(
@@ -133,20 +133,20 @@ async def test_bots_carry_on_by_themselves_once_the_database_answers(
     await room.start(0, dealer=0)
     for seat in range(3):  # nobody is connected: every seat goes to a bot
         await room.hand_to_bot(0, seat)
-    version = room.version
+    version = room.state.version
     good = manager.writer.db
     manager.writer.db = unreachable_database(tmp_path)
     clock.advance(1.0)  # the bot's moment: its move is not saved
     await await_until(lambda: room.changes.retry_task is not None, what="a retry planned after the failed commit")
-    assert room.version == version
+    assert room.state.version == version
     manager.writer.db = good
 
     async def moved() -> bool:
         clock.advance(RETRY_SECONDS)
         await asyncio.sleep(0.01)
-        return room.version > version
+        return room.state.version > version
 
     for _ in range(200):
         if await moved():
             break
-    assert room.version > version, "the bots did not carry on once the database answered"
+    assert room.state.version > version, "the bots did not carry on once the database answered"

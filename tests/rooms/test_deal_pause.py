@@ -39,47 +39,47 @@ async def until(condition, seconds: float = 20.0) -> None:  # type: ignore[no-un
 
 async def all_bots(room: LiveRoom) -> None:
     for seat in range(3):
-        await room.hand_to_bot(room.host, seat)
+        await room.hand_to_bot(room.state.host, seat)
 
 
 async def test_the_next_deal_waits_for_the_pause_and_bots_wait_too(manager: RoomManager, clock: FakeClock) -> None:
     room = await manager.create_table(preset="gurka-night", options={}, names=NAMES, dealer=0, turn_seconds=0)
     await all_bots(room)
-    await until(lambda: room.game is not None and room.game.phase == "waiting")
-    g = room.game
+    await until(lambda: room.state.game is not None and room.state.game.phase == "waiting")
+    g = room.state.game
     assert g is not None and g.deal_no == 1 and room.deal_due() is not None
-    version = room.version
+    version = room.state.version
     await asyncio.sleep(0.05)
-    assert room.version == version and room.game is g  # nobody moves during the pause
+    assert room.state.version == version and room.state.game is g  # nobody moves during the pause
     assert g.view(None)["last_deal"] is not None  # the final cards are there to see
     clock.advance(1.0)
     await asyncio.sleep(0.05)
-    assert room.game is g and g.deal_no == 1
+    assert room.state.game is g and g.deal_no == 1
     clock.advance(1.1)
-    await until(lambda: room.game is not None and room.game.deal_no == 2)
+    await until(lambda: room.state.game is not None and room.state.game.deal_no == 2)
 
 
 async def test_a_seated_player_skips_the_pause_a_watcher_cannot(manager: RoomManager) -> None:
     room = await manager.create_table(preset="gurka-night", options={}, names=NAMES, dealer=0, turn_seconds=0)
     await all_bots(room)
-    await until(lambda: room.game is not None and room.game.phase == "waiting")
+    await until(lambda: room.state.game is not None and room.state.game.phase == "waiting")
     with pytest.raises(Refused, match="Only the players"):
-        await room.deal_next(room.version, by=-1)
-    assert room.game is not None and room.game.deal_no == 1
-    assert await room.deal_next(room.version, by=2)
-    assert room.game.deal_no == 2
-    assert not await room.deal_next(room.version, by=2)  # nothing to deal now: no change
+        await room.deal_next(room.state.version, by=-1)
+    assert room.state.game is not None and room.state.game.deal_no == 1
+    assert await room.deal_next(room.state.version, by=2)
+    assert room.state.game.deal_no == 2
+    assert not await room.deal_next(room.state.version, by=2)  # nothing to deal now: no change
 
 
 async def test_one_card_deals_pause_one_by_one_and_the_game_still_ends(manager: RoomManager, clock: FakeClock) -> None:
     room = await manager.create_table(preset="gurka-is", options={"hand_sizes": [1]}, names=NAMES, dealer=0,
                                       turn_seconds=0)
-    g = room.game
+    g = room.state.game
     assert g is not None and g.deal_no == 1 and g.phase == "waiting"  # decided when dealt
     for _ in range(500):
-        if room.status == "over":
+        if room.state.status == "over":
             break
-        before = room.game.deal_no
+        before = room.state.game.deal_no
         clock.advance(2.0)
-        await until(lambda before=before: room.game.deal_no > before or room.status == "over")
-    assert room.status == "over" and room.game.over
+        await until(lambda before=before: room.state.game.deal_no > before or room.state.status == "over")
+    assert room.state.status == "over" and room.state.game.over

@@ -68,7 +68,7 @@ async def test_a_waiting_room_nobody_has_open_goes_with_its_rows_and_the_others_
     await started.start(0, dealer=0)
     club = await manager.create_table(preset="gurka-night", options={}, names=["Ann", "Bo", "Cy"], dealer=0)
     back_soon, _ = await manager.create_room(preset="gurka-night", options={}, seats=3, host_name="Cy")
-    before = rows(manager, abandoned.id)
+    before = rows(manager, abandoned.state.id)
     assert before == {"rooms": 1, "seats": 7, "events": 8, "chat": 1}
 
     clock.advance(IDLE - 60)
@@ -81,18 +81,18 @@ async def test_a_waiting_room_nobody_has_open_goes_with_its_rows_and_the_others_
 
     clock.advance(61)
     forgotten = await manager.lobby_sweep.sweep()
-    assert forgotten == [abandoned.slug]
-    assert rows(manager, abandoned.id) == {"rooms": 0, "seats": 0, "events": 0, "chat": 0}
-    assert await manager.find(abandoned.slug) is None
+    assert forgotten == [abandoned.state.slug]
+    assert rows(manager, abandoned.state.id) == {"rooms": 0, "seats": 0, "events": 0, "chat": 0}
+    assert await manager.find(abandoned.state.slug) is None
     for kept in (waiting, started, club, back_soon, latecomer):
-        assert rows(manager, kept.id)["rooms"] == 1 and manager.rooms[kept.slug] is kept
+        assert rows(manager, kept.state.id)["rooms"] == 1 and manager.rooms[kept.state.slug] is kept
 
     clock.advance(10 * IDLE)  # the host still waits, ten hours on: still there
     forgotten = await manager.lobby_sweep.sweep()
-    assert set(forgotten) == {back_soon.slug, latecomer.slug}
-    assert not page.closed and manager.rooms[waiting.slug] is waiting and rows(manager, waiting.id)["rooms"] == 1
+    assert set(forgotten) == {back_soon.state.slug, latecomer.state.slug}
+    assert not page.closed and manager.rooms[waiting.state.slug] is waiting and rows(manager, waiting.state.id)["rooms"] == 1
     for kept in (started, club):
-        assert rows(manager, kept.id)["rooms"] == 1
+        assert rows(manager, kept.state.id)["rooms"] == 1
 
 
 async def test_a_page_open_in_another_process_keeps_the_room(managers) -> None:  # type: ignore[no-untyped-def]
@@ -103,7 +103,7 @@ async def test_a_page_open_in_another_process_keeps_the_room(managers) -> None: 
     await sweep_until_past_marking(maker)
     await sweep_until_past_marking(server)
     room, host = await maker.create_room(preset="gurka-night", options={}, seats=3, host_name="Ann")
-    copy = await server.find(room.slug)
+    copy = await server.find(room.state.slug)
     assert copy is not None and copy is not room
     page = open_page(copy, host)
     for _ in range(3):
@@ -113,9 +113,9 @@ async def test_a_page_open_in_another_process_keeps_the_room(managers) -> None: 
         assert await maker.lobby_sweep.sweep() == []
     copy.detach(page)
     clock.advance(IDLE + 1)
-    assert await maker.lobby_sweep.sweep() == [room.slug]
-    assert await server.lobby_sweep.sweep() == [room.slug]  # no longer stored: forgotten here too
-    assert room.slug not in server.rooms and await server.find(room.slug) is None
+    assert await maker.lobby_sweep.sweep() == [room.state.slug]
+    assert await server.lobby_sweep.sweep() == [room.state.slug]  # no longer stored: forgotten here too
+    assert room.state.slug not in server.rooms and await server.find(room.state.slug) is None
 
 
 async def test_the_sweep_runs_on_its_own_clock_and_a_restart_first_only_marks(database_url: str) -> None:
@@ -130,17 +130,17 @@ async def test_the_sweep_runs_on_its_own_clock_and_a_restart_first_only_marks(da
     restarted.load()
     await restarted.start()
     sweep = restarted.lobby_sweep
-    assert sweep is not None and room.slug in restarted.rooms
+    assert sweep is not None and room.state.slug in restarted.rooms
     try:
         for n in range(1, MARK_ONLY + 1):
             await await_until(lambda: clock.sleeping == 1, what="the sweep waiting for its moment")
             clock.advance(SWEEP_EVERY)
             await await_until(lambda n=n: sweep.sweeps >= n, what=f"sweep {n}")
-            assert room.slug in restarted.rooms  # the first sweeps after a start only mark
+            assert room.state.slug in restarted.rooms  # the first sweeps after a start only mark
         await await_until(lambda: clock.sleeping == 1, what="the sweep waiting for its moment")
         clock.advance(SWEEP_EVERY)
         await await_until(lambda: sweep.deleted == 1, what="the abandoned room deleted by the timed sweep")
-        assert room.slug not in restarted.rooms
+        assert room.state.slug not in restarted.rooms
     finally:
         await restarted.stop()
         restarted.db.dispose()

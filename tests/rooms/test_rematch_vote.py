@@ -28,7 +28,7 @@ async def finished_room(manager: RoomManager) -> tuple[LiveRoom, list[str], list
         await room.hand_to_bot(0, seat)
     loop = asyncio.get_running_loop()
     deadline = loop.time() + 30
-    while room.status != "over":
+    while room.state.status != "over":
         assert loop.time() < deadline
         await asyncio.sleep(0.01)
     conns = [connect(room, t) for t in tokens]
@@ -37,7 +37,7 @@ async def finished_room(manager: RoomManager) -> tuple[LiveRoom, list[str], list
 
 async def test_latecomer_sits_down_and_the_rematch_waits_for_every_yes(manager: RoomManager) -> None:
     room, _tokens, conns = await finished_room(manager)
-    assert all(room.seats[s].bot_controlled for s in range(3))
+    assert all(room.state.seats[s].bot_controlled for s in range(3))
     seat, late_token = await room.join("Dee")  # between games: a free seat is taken
     assert seat == 3
     late = connect(room, late_token)
@@ -45,18 +45,18 @@ async def test_latecomer_sits_down_and_the_rematch_waits_for_every_yes(manager: 
     assert not await room.vote_rematch(1)
     with pytest.raises(Refused, match="said yes already"):
         await room.vote_rematch(1)
-    assert room.status == "over" and room.rematch_waits_for() == [0, 3]
+    assert room.state.status == "over" and room.rematch_waits_for() == [0, 3]
     # the vote is in the event log: a restarted server still knows who said yes
     again = RoomManager(manager.db)
     again.load()
-    assert again.get(room.slug).ready == {1}  # type: ignore[union-attr]
+    assert again.get(room.state.slug).state.ready == {1}  # type: ignore[union-attr]
     assert not await room.vote_rematch(3)
     assert await room.vote_rematch(0)  # the last yes of those here starts it
-    assert room.status == "playing" and room.game is not None and room.game.players == 4
-    assert [room.seats[i].name for i in range(4)] == ["Ann", "Bo", "Cy", "Dee"]
+    assert room.state.status == "playing" and room.state.game is not None and room.state.game.players == 4
+    assert [room.state.seats[i].name for i in range(4)] == ["Ann", "Bo", "Cy", "Dee"]
     # those who said yes play their own seats again; Cy keeps hers, a bot plays it for now
-    assert [room.seats[i].bot_controlled for i in range(4)] == [False, False, True, False]
-    assert room.ready == set()
+    assert [room.state.seats[i].bot_controlled for i in range(4)] == [False, False, True, False]
+    assert room.state.ready == set()
     with pytest.raises(Refused):
         await room.join("Eve")  # during a game nobody sits down
     for conn in [*conns, late]:

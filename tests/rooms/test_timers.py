@@ -29,17 +29,17 @@ async def test_an_absent_seat_goes_to_a_bot_only_after_the_takeover_delay(tmp_pa
     away = 2
     assert not room.can_hand_to_bot(away)
     with pytest.raises(Refused, match=r"away only briefly: try again in 6[01] s"):  # (int+1: 61 at 60.0)
-        await room.hand_to_bot(room.host, away)
+        await room.hand_to_bot(room.state.host, away)
     clock.advance(59.5)
     assert room.absent_for(away) == 59.5
     with pytest.raises(Refused, match=r"try again in 1 s"):
-        await room.hand_to_bot(room.host, away)
-    assert not room.seats[away].botted
-    version = room.version
+        await room.hand_to_bot(room.state.host, away)
+    assert not room.state.seats[away].botted
+    version = room.state.version
     clock.advance(0.5)
     assert room.can_hand_to_bot(away)
-    await room.hand_to_bot(room.host, away)
-    assert room.seats[away].botted and room.version == version + 1
+    await room.hand_to_bot(room.state.host, away)
+    assert room.state.seats[away].botted and room.state.version == version + 1
     await manager.stop()
 
 
@@ -54,18 +54,18 @@ async def test_moves_keep_one_sleeping_timer_that_still_ends_the_turn_on_time(tm
     assert timer is not None
     for _ in range(4):
         clock.advance(10.0)  # each move well inside the turn's 30 s
-        seat = room.game.to_act
-        await room.act(seat, room.game.view(seat)["legal"][0], room.version)
+        seat = room.state.game.to_act
+        await room.act(seat, room.state.game.view(seat)["legal"][0], room.state.version)
         assert room.timers.task is timer, "a move replaced the sleeping timer"
-    version = room.version
+    version = room.state.version
     clock.advance(29.0)
     for _ in range(5):
         await asyncio.sleep(0)
-    assert room.version == version, "the turn ended before its 30 s"
+    assert room.state.version == version, "the turn ended before its 30 s"
     clock.advance(1.5)
     for _ in range(50):
-        if room.version > version:
+        if room.state.version > version:
             break
         await asyncio.sleep(0.01)
-    assert room.version == version + 1 and "Time" in (room.time_note or "")
+    assert room.state.version == version + 1 and "Time" in (room.state.time_note or "")
     await manager.stop()

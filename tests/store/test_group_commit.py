@@ -61,13 +61,13 @@ async def test_many_rooms_commit_in_few_transactions_and_a_stale_one_fails_alone
 
     def job(i: int) -> CommitJob:
         room = rooms[i]
-        seen = room.version - 1 if i == STALE else room.version
-        return CommitJob(room.id, seen, [(None, "bot", {"seat": 1, "name": "Egon (bot)"})],
-                         seats=[s.row() for s in room.seats.values()])
+        seen = room.state.version - 1 if i == STALE else room.state.version
+        return CommitJob(room.state.id, seen, [(None, "bot", {"seat": 1, "name": "Egon (bot)"})],
+                         seats=[s.row() for s in room.state.seats.values()])
 
     async def commit(i: int) -> int:
         version = await writer.commit(job(i))
-        acknowledged[rooms[i].id] = stored_version(reader, rooms[i].id)
+        acknowledged[rooms[i].state.id] = stored_version(reader, rooms[i].state.id)
         return version
 
     with writes_held(database_url):
@@ -80,10 +80,10 @@ async def test_many_rooms_commit_in_few_transactions_and_a_stale_one_fails_alone
     assert isinstance(results[STALE], VersionConflict)
     for i, (room, result) in enumerate(zip(rooms, results, strict=True)):
         if i == STALE:
-            assert stored_version(reader, room.id) == room.version  # nothing written for it
+            assert stored_version(reader, room.state.id) == room.state.version  # nothing written for it
             continue
-        assert result == room.version + 1
-        assert acknowledged[room.id] == result, "acknowledged before its transaction committed"
+        assert result == room.state.version + 1
+        assert acknowledged[room.state.id] == result, "acknowledged before its transaction committed"
     assert writer.transactions <= 2 < ROOMS, writer.transactions  # the first job, then all the rest
     assert writer.committed == ROOMS - 1
     writer.stop()
@@ -105,7 +105,7 @@ async def test_rooms_acting_at_once_share_transactions(database_url: str) -> Non
         await await_until(lambda: manager.writer._queue.qsize() >= ROOMS - 1, what="every change queued",
                           timeout=10)
     await asyncio.gather(*tasks)
-    assert all(len(room.seats) == 2 for room in rooms)
+    assert all(len(room.state.seats) == 2 for room in rooms)
     assert manager.writer.transactions - before < ROOMS
     await manager.stop()
     db.dispose()

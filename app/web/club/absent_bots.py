@@ -160,7 +160,7 @@ async def _host_level(app: FastAPI, slugs: list[str], level: str) -> None:
     manager = manager_of(app)
     for slug in slugs:
         room = await manager.find(slug)
-        if room is None or room.status != RoomStatus.PLAYING or room.bot_levels.host == level:
+        if room is None or room.state.status != RoomStatus.PLAYING or room.state.bot_levels.host == level:
             continue
         try:
             await room.actions.set_host_level(level)
@@ -181,13 +181,13 @@ async def watch_room(app: FastAPI, night_id: int, slug: str, names: list[str],
     marked: set[str] = set()
     while True:
         room = await manager.find(slug)
-        if room is None or room.status == RoomStatus.OVER:
+        if room is None or room.state.status == RoomStatus.OVER:
             return
-        if room.status == RoomStatus.PLAYING:
+        if room.state.status == RoomStatus.PLAYING:
             present = room.present()
-            absent = [s for s in sorted(room.seats) if s not in present and not room.seats[s].is_bot]
-            todo = [s for s in absent if not room.seats[s].botted]
-            unmarked = [s for s in absent if room.seats[s].botted and _name(room, names, s) not in marked]
+            absent = [s for s in sorted(room.state.seats) if s not in present and not room.state.seats[s].is_bot]
+            todo = [s for s in absent if not room.state.seats[s].botted]
+            unmarked = [s for s in absent if room.state.seats[s].botted and _name(room, names, s) not in marked]
             if todo or unmarked:
                 wish = await asyncio.to_thread(wish_of, app, night_id)
                 if not wish.on:
@@ -197,7 +197,7 @@ async def watch_room(app: FastAPI, night_id: int, slug: str, names: list[str],
                     name = _name(room, names, seat)
                     at_once = name in wish.away and not _came_back(manager, opened, slug, name)
                     try:
-                        await room.hand_to_bot(room.host, seat, grace=not at_once, level=wish.level)
+                        await room.hand_to_bot(room.state.host, seat, grace=not at_once, level=wish.level)
                     except Refused:
                         continue  # not allowed yet (grace time), or moved meanwhile: look again soon
                     unmarked.append(seat)
@@ -210,7 +210,7 @@ async def watch_room(app: FastAPI, night_id: int, slug: str, names: list[str],
 
 
 def _name(room: LiveRoom, names: list[str], seat: int) -> str:
-    return names[seat] if 0 <= seat < len(names) else room.seats[seat].name
+    return names[seat] if 0 <= seat < len(names) else room.state.seats[seat].name
 
 
 def _came_back(manager: Any, opened: list[dict[str, Any]], here: str, name: str) -> bool:
@@ -222,7 +222,7 @@ def _came_back(manager: Any, opened: list[dict[str, Any]], here: str, name: str)
             continue
         room = manager.rooms.get(entry["slug"])
         seat = players.index(name)
-        return bool(room is not None and seat in room.seats and not room.seats[seat].botted
+        return bool(room is not None and seat in room.state.seats and not room.state.seats[seat].botted
                     and seat in room.present())
     return False
 
@@ -231,7 +231,7 @@ async def player_back(app: FastAPI, night_id: int, room: LiveRoom, seat: int, na
     """A player pressed Play for their seat in `room`: they are no longer away, and a bot that
     plays their seat gives it back."""
     await asyncio.to_thread(_end_absence, app, night_id, name)
-    s = room.seats.get(seat)
+    s = room.state.seats.get(seat)
     if s is not None and s.bot_controlled:
         try:
             await room.take_back(seat)

@@ -65,9 +65,9 @@ def playoff_order(game: Any, names: list[str]) -> list[str]:
 
 
 def _finished(room: LiveRoom | None, players: int) -> bool:
-    game = room.game if room is not None else None
-    return bool(room is not None and room.status == RoomStatus.OVER and game is not None and game.over
-                and len(room.seats) == players)
+    game = room.state.game if room is not None else None
+    return bool(room is not None and room.state.status == RoomStatus.OVER and game is not None and game.over
+                and len(room.state.seats) == players)
 
 
 def _lock(app: FastAPI) -> asyncio.Lock:
@@ -93,7 +93,7 @@ def install(app: FastAPI) -> None:
         # The game's last move may come from a player's socket, whose handler is cancelled when
         # the player closes the page at once: the night must move on all the same (a round half
         # opened would wait for a restart), so it moves on in a task of its own.
-        task = asyncio.create_task(_advance_after(app, room.slug), name=f"night-after-{room.slug}")
+        task = asyncio.create_task(_advance_after(app, room.state.slug), name=f"night-after-{room.state.slug}")
         moving = _moving(app)
         moving.add(task)
         task.add_done_callback(moving.discard)
@@ -186,7 +186,7 @@ async def _step(app: FastAPI, night_id: int) -> bool:
             if not _finished(room, len(chairs)):
                 continue
             assert room is not None
-            result = result_from_game(room.game, chairs)
+            result = result_from_game(room.state.game, chairs)
             if await asyncio.to_thread(_record, app, night_id, stage=stage, number=number, table=table,
                                        result=result):
                 return True
@@ -208,7 +208,7 @@ async def _step(app: FastAPI, night_id: int) -> bool:
             if not _finished(room, len(group)):
                 continue
             assert room is not None
-            order = playoff_order(room.game, entry["players"])
+            order = playoff_order(room.state.game, entry["players"])
             if await asyncio.to_thread(_record_playoff, app, night_id, stage=stage, order=order):
                 return True
     return False
@@ -226,7 +226,7 @@ async def _open(app: FastAPI, manager: RoomManager, night_id: int, rooms: dict[s
     except Refused:
         log.exception("night %s: could not open the room for %s", night_id, key)
         return
-    entry = await asyncio.to_thread(_remember_room, app, night_id, key, players, dealer, room.slug)
+    entry = await asyncio.to_thread(_remember_room, app, night_id, key, players, dealer, room.state.slug)
     if entry is not None:
         rooms[key] = entry
 
@@ -316,7 +316,7 @@ async def issue_seat(app: FastAPI, row: night_store.Night, key: str, chair: int)
     if entry is None or not 0 <= chair < len(entry.get("players", [])):
         return None
     room = await manager_of(app).find(entry["slug"])
-    if room is None or chair not in room.seats:
+    if room is None or chair not in room.state.seats:
         return None
     try:
         token = await room.issue_token(chair)
@@ -324,7 +324,7 @@ async def issue_seat(app: FastAPI, row: night_store.Night, key: str, chair: int)
         return None
     assert row.id is not None
     await absent_bots.player_back(app, row.id, room, chair, entry["players"][chair])
-    return room.slug, token
+    return room.state.slug, token
 
 
 # ------------------------------------------------------------------ bots for the absent

@@ -77,7 +77,7 @@ def install(app: FastAPI) -> None:
         return
 
     def club_table_panel(room: LiveRoom, seat: int | None) -> str:
-        return panel_html(app, room, seat) if room.club_table else ""  # a night's rooms are club tables
+        return panel_html(app, room, seat) if room.state.club_table else ""  # a night's rooms are club tables
 
     panels.append(club_table_panel)
 
@@ -226,12 +226,12 @@ async def watch(app: FastAPI) -> None:
 
 
 def panel_html(app: FastAPI, room: LiveRoom, seat: int | None) -> str:
-    panel = panels_of(app).get(room.slug)
+    panel = panels_of(app).get(room.state.slug)
     if panel is None:
         return ""
     template = templates_of(app).env.get_template("club/_table_panel.html")
     return Markup(template.render(panel=panel, next=panel.next_for.get(seat) if seat is not None else None,
-                                  slug=room.slug, closed_text=HAND_CLOSED))
+                                  slug=room.state.slug, closed_text=HAND_CLOSED))
 
 
 @router.post("/r/{slug}/club-next")
@@ -261,9 +261,9 @@ async def club_next(request: Request, slug: str) -> Response:
     except Refused:
         return redirect(f"/r/{slug}")
     await absent_bots.player_back(request.app, panel.night_id, target, chair, me)
-    response = redirect(f"/r/{target.slug}")
+    response = redirect(f"/r/{target.state.slug}")
     response.headers["Cache-Control"] = "no-store"
-    set_seat_cookie(response, slug=target.slug, token=token,
+    set_seat_cookie(response, slug=target.state.slug, token=token,
                     secure=bool(request.app.state.settings.secure_cookies))
     return response
 

@@ -44,7 +44,7 @@ def _stories(manager: RoomManager, room: LiveRoom) -> list[GameStory] | Refusal:
     refusal = refused_story(manager, room)
     if refusal is not None:
         return refusal
-    return build_stories(room.preset, room.options, _load(manager.db, room.id))
+    return build_stories(room.state.preset, room.state.options, _load(manager.db, room.state.id))
 
 
 def _filename(story: GameStory, preset: str) -> str:
@@ -66,8 +66,8 @@ def _room_history(request: Request, manager: RoomManager, templates: Jinja2Templ
     stories = _stories(manager, room)
     story = pick_story(stories, game) if isinstance(stories, list) else stories
     if isinstance(story, Refusal):
-        return _refused(request, templates, room.slug, story.message, story.status)
-    return _text_file(story_history(story, link=_link(request, room.slug)), _filename(story, room.preset))
+        return _refused(request, templates, room.state.slug, story.message, story.status)
+    return _text_file(story_history(story, link=_link(request, room.state.slug)), _filename(story, room.state.preset))
 
 
 @router.get("/club/nights/{night_id}/history.txt")
@@ -112,7 +112,7 @@ def _night_text(request: Request, manager: RoomManager, night_id: int, day: str,
         if number.isdigit():
             extra["Round"] = number if stage == "base" else f"{stage} {number}"
         for story in finished:
-            parts.append(story_history(story, link=_link(request, room.slug), extra=extra))
+            parts.append(story_history(story, link=_link(request, room.state.slug), extra=extra))
     # a comment line of the file, in the format's own words (its keywords are English too)
     head = f"; Gurka Night {day}: {len(parts)} finished table games"  # not shown
     if left_out:

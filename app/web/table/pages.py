@@ -144,9 +144,9 @@ async def create_room(request: Request) -> Response:
         ctx = _home_context(preset, form, problem.message if problem else message)
         ctx["bad_options"] = problem.options if problem else ()
         return templates.TemplateResponse(request, "table/home.html", ctx, status_code=400)
-    await note_seat(request, room.id, room.host)
-    response = RedirectResponse(f"/r/{room.slug}", status_code=303)
-    set_seat_cookie(response, slug=room.slug, token=token, secure=request.app.state.settings.secure_cookies)
+    await note_seat(request, room.state.id, room.state.host)
+    response = RedirectResponse(f"/r/{room.state.slug}", status_code=303)
+    set_seat_cookie(response, slug=room.state.slug, token=token, secure=request.app.state.settings.secure_cookies)
     return response
 
 
@@ -185,7 +185,7 @@ def room_response(request: Request, templates: Jinja2Templates, room: LiveRoom, 
                   error: str | None = None, status_code: int = 200, prefill: str = "") -> Response:
     """The room page for whoever asks (their seat from their cookie; the rejoin panel is theirs).
     Call it on the event loop: it reads the live room, which only the loop changes."""
-    token = seat_token(request, room.slug)
+    token = seat_token(request, room.state.slug)
     with room.state_lock:  # one committed state, even while the room adopts the next one
         seat = room.seat_for_token(token)
         ctx = seat_table_context(request.app, room, seat)
@@ -235,7 +235,7 @@ async def join(request: Request, slug: str, manager: ManagerDep, templates: Temp
         seat, token = await room.join(str(form.get("name", ""))[:MAX_FORM_FIELD])
     except Refused as refused:
         return room_response(request, templates, room, error=text_of(refused), status_code=400)
-    await note_seat(request, room.id, seat)
+    await note_seat(request, room.state.id, seat)
     response = RedirectResponse(f"/r/{slug}", status_code=303)
     set_seat_cookie(response, slug=slug, token=token, secure=request.app.state.settings.secure_cookies)
     return response

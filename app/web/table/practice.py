@@ -55,25 +55,25 @@ async def practice(request: Request) -> Response:
     except Refused as refused:  # not expected: every value above is fixed
         limits.give_back(address)
         return error_page(request, 400, str(text_of(refused)))
-    response = RedirectResponse(f"/r/{room.slug}", status_code=303)
-    set_seat_cookie(response, slug=room.slug, token=token, secure=request.app.state.settings.secure_cookies)
+    response = RedirectResponse(f"/r/{room.state.slug}", status_code=303)
+    set_seat_cookie(response, slug=room.state.slug, token=token, secure=request.app.state.settings.secure_cookies)
     return response
 
 
 def out_alone_with_bots(room: LiveRoom, seat: int | None) -> bool:
     """`seat` is the only human at the table, and out of the game being played (the bots play
     on without it)."""
-    g = room.game
-    if seat is None or g is None or g.over or room.status != RoomStatus.PLAYING or seat not in g.out:
+    g = room.state.game
+    if seat is None or g is None or g.over or room.state.status != RoomStatus.PLAYING or seat not in g.out:
         return False
-    mine = room.seats.get(seat)
+    mine = room.state.seats.get(seat)
     return (mine is not None and not mine.is_bot
-            and all(s.is_bot for n, s in room.seats.items() if n != seat))
+            and all(s.is_bot for n, s in room.state.seats.items() if n != seat))
 
 
 def practice_level(room: LiveRoom) -> str:
     """The level of the room's bots, for a new practice game like this one."""
-    bots = sorted(n for n, s in room.seats.items() if s.is_bot)
+    bots = sorted(n for n, s in room.state.seats.items() if s.is_bot)
     return room.bot_level(bots[0]) if bots else PRACTICE_LEVEL
 
 
@@ -87,7 +87,7 @@ def install(app: FastAPI) -> None:
         if not out_alone_with_bots(room, seat):
             return ""  # the usual case, on every push: no template rendered
         template = templates_of(app).env.get_template("table/practice_out.html")
-        return Markup(template.render(slug=room.slug, level=practice_level(room),
+        return Markup(template.render(slug=room.state.slug, level=practice_level(room),
                                       finishing=room.state.hurried()))
 
     panels.append(practice_out_panel)
@@ -104,7 +104,7 @@ async def finish_at_once(request: Request, slug: str) -> Response:
     if not out_alone_with_bots(room, seat):
         return RedirectResponse(f"/r/{slug}", status_code=303)  # nothing to finish here: the table says why
     room.state.hurry_for = seat
-    g = room.game
+    g = room.state.game
     if g is not None and g.phase == "waiting":  # in the pause after a deal: deal on now
         await room.deal_next(None, by=seat)
     room.bots.schedule()  # a bot waiting out its delay carries on; one due now moves at once

@@ -158,7 +158,7 @@ class TablePublisher:
         """`seat`'s whole table now, in the current language (for the room page)."""
         public = public_table(room)
         return Markup(self.drawer.table(public.table, self.private(room, seat, public), self.log(room).seq,
-                                        room.version))
+                                        room.state.version))
 
     # ------------------------------------------------------------------ frames
 
@@ -167,8 +167,8 @@ class TablePublisher:
         log = self.log(room)
         public = public_table(room)
         if log.public is None:
-            log.public, log.seq, log.version = public.table, log.seq + 1, room.version
-        current = log.public == public.table and log.version == room.version  # (else the next push brings the others, and these, up to date)
+            log.public, log.seq, log.version = public.table, log.seq + 1, room.state.version
+        current = log.public == public.table and log.version == room.state.version  # (else the next push brings the others, and these, up to date)
         out = []
         for conn in conns:
             own = self.private(room, conn.seat, public, conn.lang)
@@ -180,9 +180,9 @@ class TablePublisher:
         """The whole table for `conn`, at `seq`; `current`: what the room's log says it was last
         shown is what it is shown now (else its next push is a whole table again)."""
         with use_language(conn.lang):
-            html = self.drawer.table(public, own, seq, room.version)
+            html = self.drawer.table(public, own, seq, room.state.version)
         conn.shown = (seq, conn.seat) if current else None
-        return frame({"kind": "table", "version": room.version, "seq": seq}, out_of_band(html, "outerMorph"))
+        return frame({"kind": "table", "version": room.state.version, "seq": seq}, out_of_band(html, "outerMorph"))
 
     def push_frames(self, room: LiveRoom, conns: Iterable[Connection]) -> list[tuple[Connection, str, bool]]:
         """What each of `conns` is to be offered now that `room` changed: the shared frame of
@@ -196,8 +196,8 @@ class TablePublisher:
         if before is not None:
             ops = changes(before.pieces, public.table.pieces, public.table.roots)
             attrs = changed_attrs(before.attrs, public.table.attrs)
-        if before is None or ops or attrs or log.version != room.version:
-            log.public, log.seq, log.version = public.table, start + 1, room.version
+        if before is None or ops or attrs or log.version != room.state.version:
+            log.public, log.seq, log.version = public.table, start + 1, room.state.version
         shared: dict[str, str] = {}  # language -> the shared frame
         private: dict[tuple[int | None, str], str] = {}  # (seat, language) -> its private frame
         own: dict[tuple[int | None, str], tuple[Table, list[Op], dict[str, str | None]]] = {}  # its table, changes
@@ -216,7 +216,7 @@ class TablePublisher:
                 made = shared.get(conn.lang)
                 if made is None:
                     made = shared[conn.lang] = self._frame(
-                        {"kind": "fragments", "version": room.version, "seq": log.seq},
+                        {"kind": "fragments", "version": room.state.version, "seq": log.seq},
                         attrs, public.table.pieces, ops, conn.lang)
                 out.append((conn, made, False))
             if mine_ops or mine_attrs:

@@ -21,9 +21,9 @@ def rejoin_link(request: Request, slug: str, code: str) -> str:
 def rejoin_panel(request: Request, room: LiveRoom, seat: int | None, token: str | None) -> dict[str, Any] | None:
     if seat is None or token is None:
         return None
-    s = room.seats.get(seat)
+    s = room.state.seats.get(seat)
     code = rejoin_code(token)
     if s is None or s.code_hash != hash_code(code):  # a seat from before rejoin codes existed
         return None
-    link = rejoin_link(request, room.slug, code)
+    link = rejoin_link(request, room.state.slug, code)
     return {"code": code, "link": link, "qr": qr_svg(link, title=_("QR code: rejoin link for %(name)s", name=s.name))}

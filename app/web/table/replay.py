@@ -125,7 +125,7 @@ async def replay_page(request: Request, slug: str, manager: ManagerDep, template
     room = await manager.find(slug)
     if room is None:
         raise HTTPException(404, N_("No such room: check the link."))
-    humans = frozenset(s.name for s in room.seats.values() if not s.is_bot)
+    humans = frozenset(s.name for s in room.state.seats.values() if not s.is_bot)
     return await asyncio.to_thread(_replay_response, request, manager, templates, room, humans, game, step, deal)
 
 
@@ -138,7 +138,7 @@ class Refusal:
 def refused_story(manager: RoomManager, room: LiveRoom) -> Refusal | None:
     """Why no game of `room` may be shown now (a duplicate round still on somewhere), or None.
     Blocking: call it off the event loop."""
-    if manager.decks_secret(room.deck_key):
+    if manager.decks_secret(room.state.deck_key):
         return Refusal(ReplayText.round_on, 403)
     return None
 
@@ -192,13 +192,13 @@ def story_context(story: GameStory, names: list[str], at: int, deal_no: int | No
 
 def _replay_response(request: Request, manager: RoomManager, templates: Jinja2Templates, room: LiveRoom,
                      humans: frozenset[str], game: str | None, step: str | None, deal: str | None) -> Response:
-    slug = room.slug
+    slug = room.state.slug
     refusal = refused_story(manager, room)
     if refusal is not None:
         return _refused(request, templates, slug, refusal.message, refusal.status)
-    events = _load(manager.db, room.id)
-    chat = manager.load_chat(room.id)
-    stories = build_stories(room.preset, room.options, events)
+    events = _load(manager.db, room.state.id)
+    chat = manager.load_chat(room.state.id)
+    stories = build_stories(room.state.preset, room.state.options, events)
     finished = [s for s in stories if s.over]
     at = _whole(step) or 0
     story = pick_story(stories, game)
@@ -209,7 +209,7 @@ def _replay_response(request: Request, manager: RoomManager, templates: Jinja2Te
     ctx = story_context(story, names, at, _whole(deal), step is not None)
     ctx |= {
         "slug": slug,
-        "preset": room.preset,
+        "preset": room.state.preset,
         "games": [s.number for s in finished],
         "chat_lines": _chat_of(story, chat, following),
         "download_url": f"/r/{slug}/history.txt?game={story.number}",

@@ -33,7 +33,7 @@ def line_model(line: ChatLine) -> dict[str, Any]:
 def chat_context(room: LiveRoom, seat: int | None) -> dict[str, Any]:
     """All the chat panel needs for `seat` (None: a spectator)."""
     chat = room.chat
-    me = seat if seat is not None and seat in room.seats else None
+    me = seat if seat is not None and seat in room.state.seats else None
     may_talk = chat.may_talk(me)
     closed: str
     if me is None and not may_talk:
@@ -44,15 +44,15 @@ def chat_context(room: LiveRoom, seat: int | None) -> dict[str, Any]:
         closed = ""
     others = [
         {"seat": s.seat, "name": s.name, "muted": s.seat in chat.muted}
-        for s in room.seats.values() if s.seat != me and not s.is_bot
+        for s in room.state.seats.values() if s.seat != me and not s.is_bot
     ]
     return {
-        "slug": room.slug,
+        "slug": room.state.slug,
         "chat_lines": [line_model(line) for line in chat.lines],
         "chat": {
             "may_talk": may_talk,
             "closed": closed,
-            "is_host": me is not None and me == room.host,
+            "is_host": me is not None and me == room.state.host,
             "spectators_allowed": chat.spectators_allowed,
             "others": others,
             "reactions": REACTIONS,  # drawn by `_reactions.html`

@@ -22,6 +22,6 @@ WATCH_LATER_CLOSE = "duplicate round on: watching opens when it is over at every
 async def held_back(manager: RoomManager, room: LiveRoom, token: str | None) -> bool:
     """True when this visitor may not see the table now: not seated at a duplicate table whose
     round is still on somewhere (the decks' check reads the database: off the loop)."""
-    if room.deck_key is None or room.seat_for_token(token) is not None:
+    if room.state.deck_key is None or room.seat_for_token(token) is not None:
         return False
-    return await asyncio.to_thread(manager.decks_secret, room.deck_key)
+    return await asyncio.to_thread(manager.decks_secret, room.state.deck_key)

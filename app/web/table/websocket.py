@@ -124,7 +124,7 @@ async def room_socket(websocket: WebSocket, slug: str) -> None:
         return
     caps = caps_of(websocket.app)
     address = client_address(websocket)
-    refused = caps.acquire(room.id, address)
+    refused = caps.acquire(room.state.id, address)
     if refused is not None:
         await websocket.accept()
         await websocket.close(code=1008, reason=refused)
@@ -145,9 +145,9 @@ async def room_socket(websocket: WebSocket, slug: str) -> None:
     except WebSocketDisconnect:
         pass
     except Exception:
-        log.exception("room %s: websocket loop failed", room.id)
+        log.exception("room %s: websocket loop failed", room.state.id)
     finally:
-        caps.release(room.id, address)
+        caps.release(room.state.id, address)
         if conn is not None:
             room.detach(conn)
             await conn.stop()

@@ -172,10 +172,10 @@ def bots_play(client: Any, slug: str) -> None:
     """Nobody comes to this table: every seat of its room goes to a bot (as any seated player
     could do for an absent one; the grace time is skipped, the test says nobody comes)."""
     room = client.app.state.rooms.get(slug)
-    assert room is not None and room.status == "playing", "no such room playing"
-    for seat in sorted(room.seats):
-        if not room.seats[seat].botted:
-            client.portal.call(functools.partial(room.hand_to_bot, room.host, seat, grace=False))
+    assert room is not None and room.state.status == "playing", "no such room playing"
+    for seat in sorted(room.state.seats):
+        if not room.state.seats[seat].botted:
+            client.portal.call(functools.partial(room.hand_to_bot, room.state.host, seat, grace=False))
 
 
 def switch_bots(client: Any, night_id: int, on: bool) -> None:

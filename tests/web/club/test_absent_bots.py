@@ -237,15 +237,15 @@ def test_a_night_of_six_online_rounds_with_bots_for_the_absent_needs_no_elder_af
             client.portal.call(clock.advance, GRACE + 1)  # type: ignore[union-attr]
             advanced[rnd] = GRACE + 1
         wait_for(f"bots at the absent seats of round {rnd}",
-                 lambda seats=absent_seats: all(room.seats[seat].botted for room, seat in seats), client,
-                 lambda seats=absent_seats: [(room.seats[seat].name, room.seats[seat].botted, room.status,
+                 lambda seats=absent_seats: all(room.state.seats[seat].botted for room, seat in seats), client,
+                 lambda seats=absent_seats: [(room.state.seats[seat].name, room.state.seats[seat].botted, room.state.status,
                                               room.absent_for(seat)) for room, seat in seats])
 
         # everybody can see who a bot plays for (at a table a human still plays at)
         live = devices["Ann"].get(f"{url}/live").text
         for room, seat in absent_seats:
-            name = next(e["players"][seat] for e in rooms.values() if e["slug"] == room.slug)
-            if room.status == "playing" and any(r is room for r, _s, _p in players):
+            name = next(e["players"][seat] for e in rooms.values() if e["slug"] == room.state.slug)
+            if room.state.status == "playing" and any(r is room for r, _s, _p in players):
                 row = live[live.index(f">{name}</a>"):]
                 assert row[:row.index("</li>")].count("a bot plays") == 1, name
 
@@ -254,13 +254,13 @@ def test_a_night_of_six_online_rounds_with_bots_for_the_absent_needs_no_elder_af
             for room, seat, player in players:
                 drain(player)
                 with room.state_lock:
-                    game, version = room.game, room.version
-                    mine = (room.status == "playing" and game is not None and not game.over
-                            and game.to_act == seat and not room.seats[seat].botted)
+                    game, version = room.state.game, room.state.version
+                    mine = (room.state.status == "playing" and game is not None and not game.over
+                            and game.to_act == seat and not room.state.seats[seat].botted)
                     action = str(game.legal_actions()[0]) if mine else None
                 if action is not None:
                     player.send(do="act", action=action, v=version)
-                    wait_for("a move to be taken", lambda room=room, version=version: room.version > version, client)
+                    wait_for("a move to be taken", lambda room=room, version=version: room.state.version > version, client)
             return len(core(client, night_id).history()[rnd - 1].results) == 3
 
         wait_for(f"round {rnd} to be recorded", round_recorded, client)
@@ -319,7 +319,7 @@ def everybody_botted_and_away(client: TestClient, night_id: int, clock: FakeCloc
     client.portal.call(clock.advance, GRACE + 1)  # type: ignore[union-attr]
     seats = seats_of(client, rooms_now(client, night_id))
     wait_for("a bot at every seat, and everybody away",
-             lambda: all(room.seats[chair].botted for room, _k, chair in seats.values())
+             lambda: all(room.state.seats[chair].botted for room, _k, chair in seats.values())
              and away(client, night_id) == set(NINE), client)
     return seats
 
@@ -351,9 +351,9 @@ def test_play_ends_the_wish_for_that_player_and_off_ends_it_for_everyone(
     room, key, chair = seats["Bo"]
     remember_member(client, "Bo")
     response = client.post(f"{url}/play/{key}/{chair}", data={"csrf": token(client, url)}, follow_redirects=False)
-    assert response.status_code == 303 and response.headers["location"] == f"/r/{room.slug}"
-    assert not room.seats[chair].botted
-    mine = [e.kind for e in events_of(client, room.slug) if e.kind in ("token", "takeover", "takeback")
+    assert response.status_code == 303 and response.headers["location"] == f"/r/{room.state.slug}"
+    assert not room.state.seats[chair].botted
+    mine = [e.kind for e in events_of(client, room.state.slug) if e.kind in ("token", "takeover", "takeback")
             and e.payload.get("seat") == chair]
     assert mine == ["takeover", "token", "takeback"]
     assert away(client, night_id) == set(NINE) - {"Bo"}
@@ -379,7 +379,7 @@ def test_play_ends_the_wish_for_that_player_and_off_ends_it_for_everyone(
     assert away(client, night_id) == set()
     page = client.get(f"{url}/live").text
     assert 'aria-pressed="false"' in page and "Bots for the absent: off." in page
-    assert all(room.seats[chair].botted for name, (room, _k, chair) in seats.items() if name != "Bo")
+    assert all(room.state.seats[chair].botted for name, (room, _k, chair) in seats.items() if name != "Bo")
 
 
 def test_next_play_in_a_room_ends_the_wish_too(still_client: TestClient, clock: FakeClock) -> None:
@@ -403,14 +403,14 @@ def test_next_play_in_a_room_ends_the_wish_too(still_client: TestClient, clock: 
 
     rooms = wait_for("round 2", round_two, client)
     room, _key, chair = seats_of(client, rooms)["Cy"]
-    wait_for("a bot at Cy's new seat at once", lambda: room.seats[chair].botted, client)
+    wait_for("a bot at Cy's new seat at once", lambda: room.state.seats[chair].botted, client)
     wait_for("Cy's Next button", lambda: table_flow.panels_of(client.app).get(first)  # type: ignore[arg-type]
              and table_flow.panels_of(client.app)[first].next_for, client)  # type: ignore[arg-type]
 
     response = client.post(f"/r/{first}/club-next", headers={"cookie": f"{seat_cookie_name(first)}={cy_cookie}"},
                            follow_redirects=False)
-    assert response.status_code == 303 and response.headers["location"] == f"/r/{room.slug}"
-    assert not room.seats[chair].botted
+    assert response.status_code == 303 and response.headers["location"] == f"/r/{room.state.slug}"
+    assert not room.state.seats[chair].botted
     assert away(client, night_id) == set(NINE) - {"Cy"}
 
 
@@ -438,6 +438,6 @@ def test_the_wish_and_who_is_away_survive_a_restart(sqlite_url: str) -> None:
         since = clock.now()
         # the clock stands still (less than the grace time passed since the rooms opened): the
         # seats go to bots because their players are still away
-        wait_for("a bot at every seat of round 2", lambda: all(r.seats[c].botted for r, _k, c in seats.values()),
+        wait_for("a bot at every seat of round 2", lambda: all(r.state.seats[c].botted for r, _k, c in seats.values()),
                  client)
         assert clock.now() == since

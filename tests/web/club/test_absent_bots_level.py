@@ -67,11 +67,11 @@ def test_the_elders_level_plays_every_absent_seat(client: TestClient, clock: Fak
     assert switch_on(client, night_id, "easy") == 303
     client.portal.call(clock.advance, GRACE + 1)  # type: ignore[union-attr]
     seats = seats_of(client, rooms_now(client, night_id))
-    wait_for("a bot at every seat", lambda: all(r.seats[c].botted for r, _k, c in seats.values())
+    wait_for("a bot at every seat", lambda: all(r.state.seats[c].botted for r, _k, c in seats.values())
              and away(client, night_id) == set(NINE), client)
     assert {room.bot_level(chair) for room, _k, chair in seats.values()} == {"easy"}
     # the night's level is the tables' own too: their turn timers play at it (issue 37 item 6)
-    assert {room.bot_levels.host for room, _k, _c in seats.values()} == {"easy"}
+    assert {room.state.bot_levels.host for room, _k, _c in seats.values()} == {"easy"}
 
     live = client.get(f"/club/nights/{night_id}/live").text
     with session_scope(client.app.state.engine) as session:  # type: ignore[attr-defined]
@@ -109,15 +109,15 @@ def test_every_table_of_the_night_times_out_at_the_nights_level(sqlite_url: str)
         night_id = online_night(web)
         rooms = rooms_now(web, night_id)
         manager = web.app.state.rooms  # type: ignore[attr-defined]
-        assert {manager.get(e["slug"]).bot_levels.host for e in rooms.values()} == {"heuristic"}
+        assert {manager.get(e["slug"]).state.bot_levels.host for e in rooms.values()} == {"heuristic"}
         assert club_online._table_settings(web.app, night_id)[1] == "heuristic"  # type: ignore[arg-type]
         assert switch_on(web, night_id, "strong") == 303
         wait_for("the tables at the night's level",
-                 lambda: {manager.get(e["slug"]).bot_levels.host for e in rooms.values()} == {"strong"}, web)
+                 lambda: {manager.get(e["slug"]).state.bot_levels.host for e in rooms.values()} == {"strong"}, web)
         # the next round's tables are made at it
         assert club_online._table_settings(web.app, night_id)[1] == "strong"  # type: ignore[arg-type]
         close_all()
     with TestClient(create_app(settings, clock=FakeClock())) as web:
         manager = web.app.state.rooms  # type: ignore[attr-defined]
-        assert {manager.get(e["slug"]).bot_levels.host for e in rooms.values()} == {"strong"}
+        assert {manager.get(e["slug"]).state.bot_levels.host for e in rooms.values()} == {"strong"}
         close_all()

@@ -76,7 +76,7 @@ def frames_until(ws: Any, text: str) -> str:
 
 def wait_over(room: Any) -> None:
     deadline = time.monotonic() + WAIT
-    while room.status != "over":
+    while room.state.status != "over":
         assert time.monotonic() < deadline, "the table's game did not end"
         time.sleep(0.02)
 
@@ -92,19 +92,19 @@ def test_a_round_played_by_bots_flows_to_next_and_the_next_tables_room(both_clie
     vinder = manager.get(rooms["base-1-vinder"]["slug"])
     remember_member(client, me)
     response = client.post(f"{url}/play/base-1-vinder/0", data={"csrf": token(client, url)}, follow_redirects=False)
-    mine = seat_cookie(response, vinder.slug)
+    mine = seat_cookie(response, vinder.state.slug)
     for c in [c for c in client.cookies.jar if c.name.startswith("gurka_seat_")]:
         client.cookies.jar.clear(c.domain, c.path, c.name)  # sent only where a test says so
 
     # while playing, the room names its table and round
-    page = client.get(f"/r/{vinder.slug}", headers={"cookie": f"{seat_cookie_name(vinder.slug)}={mine}"}).text
+    page = client.get(f"/r/{vinder.state.slug}", headers={"cookie": f"{seat_cookie_name(vinder.state.slug)}={mine}"}).text
     assert "Gurka Night</a> · <strong>Vinderbord, base round 1</strong>" in page
 
     # nobody plays: bots take every seat, one table first
-    bots_play(client, vinder.slug)
+    bots_play(client, vinder.state.slug)
     wait_over(vinder)
-    cookie = {"cookie": f"{seat_cookie_name(vinder.slug)}={mine}"}
-    with client.websocket_connect(f"/r/{vinder.slug}/ws", headers=cookie) as ws:
+    cookie = {"cookie": f"{seat_cookie_name(vinder.state.slug)}={mine}"}
+    with client.websocket_connect(f"/r/{vinder.state.slug}/ws", headers=cookie) as ws:
         first = frames_until(ws, "Waiting for the other tables")
         assert "1 of 3 recorded" in first and "went out first" in first
         assert "club-next" not in first
@@ -117,30 +117,30 @@ def test_a_round_played_by_bots_flows_to_next_and_the_next_tables_room(both_clie
     table = next(t for t, chairs in night.tables.items() if me in chairs)
     label = f"{ {'vinder': 'Vinderbord', 'mellan': 'Mellanbord', 'taber': 'Taberbord'}[table] }, base round 2"
     assert f"Next: {label} — Play" in content
-    assert f'action="/r/{vinder.slug}/club-next"' in content
+    assert f'action="/r/{vinder.state.slug}/club-next"' in content
 
     # a spectator of the finished table sees the result but no Next button
-    with client.websocket_connect(f"/r/{vinder.slug}/ws") as ws:
+    with client.websocket_connect(f"/r/{vinder.state.slug}/ws") as ws:
         spectator = frames_until(ws, "went out first")
         assert "club-next" not in spectator
 
     # "Next" seats the member at their next table (a POST under the room's path, seat cookie)
-    nobody = client.post(f"/r/{vinder.slug}/club-next", follow_redirects=False)
-    assert nobody.status_code == 303 and nobody.headers["location"] == f"/r/{vinder.slug}"
+    nobody = client.post(f"/r/{vinder.state.slug}/club-next", follow_redirects=False)
+    assert nobody.status_code == 303 and nobody.headers["location"] == f"/r/{vinder.state.slug}"
     assert "gurka_seat_" not in nobody.headers.get("set-cookie", "")
-    foreign = client.post(f"/r/{vinder.slug}/club-next", headers={**cookie, "origin": "https://evil.example"})
+    foreign = client.post(f"/r/{vinder.state.slug}/club-next", headers={**cookie, "origin": "https://evil.example"})
     assert foreign.status_code == 403
-    response = client.post(f"/r/{vinder.slug}/club-next", headers=cookie, follow_redirects=False)
+    response = client.post(f"/r/{vinder.state.slug}/club-next", headers=cookie, follow_redirects=False)
     nxt = rooms_of(client, night_id)[f"base-2-{table}"]
     assert response.status_code == 303 and response.headers["location"] == f"/r/{nxt['slug']}"
     token2 = seat_cookie(response, nxt["slug"])
     room2 = manager.get(nxt["slug"])
     chair = nxt["players"].index(me)
     assert room2.seat_for_token(token2) == chair
-    with client.websocket_connect(f"/r/{room2.slug}/ws",
-                                  headers={"cookie": f"{seat_cookie_name(room2.slug)}={token2}"}) as ws:
+    with client.websocket_connect(f"/r/{room2.state.slug}/ws",
+                                  headers={"cookie": f"{seat_cookie_name(room2.state.slug)}={token2}"}) as ws:
         content = frames_until(ws, "base round 2")
-        assert all(f'data-card="{c}"' in content for c in room2.game.view(chair)["hand"])
+        assert all(f'data-card="{c}"' in content for c in room2.state.game.view(chair)["hand"])
 
 
 def test_bots_for_the_absent_is_accepted_at_once_and_carried_out_when_allowed(app_settings: Any) -> None:
@@ -151,12 +151,12 @@ def test_bots_for_the_absent_is_accepted_at_once_and_carried_out_when_allowed(ap
         # the room itself refuses a takeover this early ...
         started = time.monotonic()
         switch_bots(client, night_id, True)  # ... the elder's wish is accepted at once
-        assert not any(room.seats[s].botted for s in room.seats)
+        assert not any(room.state.seats[s].botted for s in room.state.seats)
         with session_scope(client.app.state.engine) as session:
             assert night_store.get_night(session, night_id=night_id).bots_for_absent_by == "Elsa"
         wait_over(room)  # carried out once allowed, and the bots play the game to its end
         assert time.monotonic() - started >= 1.0
-        assert all(room.seats[s].botted for s in room.seats)
+        assert all(room.state.seats[s].botted for s in room.state.seats)
         deadline = time.monotonic() + WAIT
         while "vinder" in core(client, night_id).pending_tables:
             assert time.monotonic() < deadline
@@ -170,7 +170,7 @@ def test_a_table_recorded_by_hand_closes_its_room_and_the_form_follows_the_round
     rooms = rooms_of(client, night_id)
     mellan = client.app.state.rooms.get(rooms["base-1-mellan"]["slug"])
     chairs = night.tables["mellan"]
-    with client.websocket_connect(f"/r/{mellan.slug}/ws") as ws:
+    with client.websocket_connect(f"/r/{mellan.state.slug}/ws") as ws:
         frames_until(ws, "Mellanbord, base round 1")
         data = {"csrf": token(client, url), "table": "mellan", "phase": "base", "round": "1",
                 "first_out": chairs[0], "second_out": chairs[1], "winner": chairs[2]}

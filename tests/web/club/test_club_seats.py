@@ -50,13 +50,13 @@ def play(client, night_id: int, chair: int):  # type: ignore[no-untyped-def]
 
 def test_an_anonymous_play_gets_no_seat_and_moves_nobody(client) -> None:
     night_id, chairs, room = online_night(client)
-    before = [room.seats[i].token_hash for i in range(3)]
+    before = [room.state.seats[i].token_hash for i in range(3)]
     response = play(client, night_id, 1)
     assert response.status_code == 403
     assert f"This seat is {chairs[1]}'s. Are you {chairs[1]}?" in response.text
     assert "does not know you yet" in response.text and "personal link" in response.text
     assert "gurka_seat_" not in response.headers.get("set-cookie", "")
-    assert [room.seats[i].token_hash for i in range(3)] == before
+    assert [room.state.seats[i].token_hash for i in range(3)] == before
 
 
 def test_another_members_play_never_moves_the_seat(client) -> None:
@@ -64,8 +64,8 @@ def test_another_members_play_never_moves_the_seat(client) -> None:
     owner, other = chairs[1], chairs[0]
     remember_member(client, owner)  # the owner's device takes the seat
     response = play(client, night_id, 1)
-    assert response.status_code == 303 and response.headers["location"] == f"/r/{room.slug}"
-    found = re.search(rf"{seat_cookie_name(room.slug)}=([^;]+)", response.headers["set-cookie"])
+    assert response.status_code == 303 and response.headers["location"] == f"/r/{room.state.slug}"
+    found = re.search(rf"{seat_cookie_name(room.state.slug)}=([^;]+)", response.headers["set-cookie"])
     assert found and room.seat_for_token(found.group(1)) == 1
     owners_token = found.group(1)
 
@@ -79,10 +79,10 @@ def test_another_members_play_never_moves_the_seat(client) -> None:
     assert f"This device knows you as <strong>{other}</strong>" in response.text
     assert "gurka_seat_" not in response.headers.get("set-cookie", "")
     assert room.seat_for_token(owners_token) == 1  # the owner still holds their seat
-    with client.websocket_connect(f"/r/{room.slug}/ws",
-                                  headers={"cookie": f"{seat_cookie_name(room.slug)}={owners_token}"}) as ws:
+    with client.websocket_connect(f"/r/{room.state.slug}/ws",
+                                  headers={"cookie": f"{seat_cookie_name(room.state.slug)}={owners_token}"}) as ws:
         frame = parse(ws.receive_text())
-        assert all(f'data-card="{c}"' in frame["content"] for c in room.game.view(1)["hand"])
+        assert all(f'data-card="{c}"' in frame["content"] for c in room.state.game.view(1)["hand"])
 
     assert play(client, night_id, 0).status_code == 303  # their own seat is theirs
     csrf = token(client, f"/club/nights/{night_id}")

@@ -202,7 +202,7 @@ def test_no_deck_reaches_any_client_before_the_round_is_over_at_every_table(clie
     start = min(max(0, at - 3), len(decks[5]) - 6)
     with_joker = decks[5][start:start + 6]
     assert deck_runs(pretty_cards(with_joker), decks, run=6) == [with_joker]
-    assert manager.get(slugs["mellan"]).game.deal_no == 1 and manager.get(slugs["vinder"]).game.over
+    assert manager.get(slugs["mellan"]).state.game.deal_no == 1 and manager.get(slugs["vinder"]).state.game.over
 
     refused = client.get(f"/r/{slugs['vinder']}/replay")
     assert refused.status_code == 403 and "once the round is over at every table" in refused.text
@@ -227,12 +227,12 @@ def test_no_deck_reaches_any_client_before_the_round_is_over_at_every_table(clie
         room = manager.get(slugs[table])
         for chair in range(3):
             tok = client.portal.call(functools.partial(room.issue_token, chair))
-            page = client.get(f"/r/{room.slug}", headers={"cookie": f"{seat_cookie_name(room.slug)}={tok}"}).text
-            view = room.game.view(chair)
+            page = client.get(f"/r/{room.state.slug}", headers={"cookie": f"{seat_cookie_name(room.state.slug)}={tok}"}).text
+            view = room.state.game.view(chair)
             assert set(_codes(page)) - {_alike(c) for c in visible_cards(view)} == set(), (table, chair)
             stock_and_later = [decks[0][3 * len(view["hand"]):]] + decks[1:]
             assert deck_runs(page, stock_and_later, run=6) == []
-            seat = Player(client, room.slug, tok).connect()
+            seat = Player(client, room.state.slug, tok).connect()
             try:
                 frame = seat.recv_table()
                 assert set(_codes(frame["content"])) - {_alike(c) for c in visible_cards(view)} == set(), (table, chair)
@@ -268,14 +268,14 @@ def test_a_table_goes_on_dealing_its_rounds_decks_after_a_restart(app_settings: 
     with TestClient(create_app(app_settings)) as client:
         night_id = duplicate_night(client, turn_seconds="0")
         slug = night_row(client, night_id).state["rooms"]["base-1-mellan"]["slug"]
-        assert client.app.state.rooms.get(slug).game.deal_no == 1
+        assert client.app.state.rooms.get(slug).state.game.deal_no == 1
     with TestClient(create_app(app_settings)) as client:
         room = client.app.state.rooms.get(slug)
-        assert room.deck_key == f"night-{night_id}-base-1"
+        assert room.state.deck_key == f"night-{night_id}-base-1"
         bots_play(client, slug)
         deadline = time.monotonic() + 30
-        while room.status != "over":
+        while room.state.status != "over":
             assert time.monotonic() < deadline, "the bots did not finish the game"
             time.sleep(0.01)
-        assert room.game.deal_no >= 2  # deals dealt by this process, after the restart
-        assert check_dealt_from_decks(client, slug, stored_decks(client, night_id)[("base", 1)]) == room.game.deal_no
+        assert room.state.game.deal_no >= 2  # deals dealt by this process, after the restart
+        assert check_dealt_from_decks(client, slug, stored_decks(client, night_id)[("base", 1)]) == room.state.game.deal_no

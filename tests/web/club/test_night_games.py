@@ -25,7 +25,7 @@ def test_the_night_page_and_a_player_page_link_each_table_game_to_its_replay(sql
             bots_play(client, entry["slug"])
         manager = client.app.state.rooms
         started = time.monotonic()
-        while not all(manager.get(e["slug"]).status == "over" for e in first.values()):
+        while not all(manager.get(e["slug"]).state.status == "over" for e in first.values()):
             assert time.monotonic() - started < 60, "the first round did not finish"
             time.sleep(0.05)
 

@@ -27,7 +27,7 @@ def test_a_nights_file_waits_for_the_duplicate_round_then_holds_every_table(clie
     while "vinder" in core(client, night_id).pending_tables:
         assert time.monotonic() < deadline, "the bots' table was not recorded"
         time.sleep(0.02)
-    assert manager.get(slugs["vinder"]).game.over and not manager.get(slugs["mellan"]).game.over
+    assert manager.get(slugs["vinder"]).state.game.over and not manager.get(slugs["mellan"]).state.game.over
 
     # the finished table's game is held back while its round is on elsewhere
     refused = client.get(f"/r/{slugs['vinder']}/history.txt")
@@ -54,7 +54,7 @@ def test_a_nights_file_waits_for_the_duplicate_round_then_holds_every_table(clie
     assert set(by_table) == set(TABLES)
     for table, slug in slugs.items():
         room, read = manager.get(slug), by_table[table]
-        assert read.game.scores == room.game.scores and read.game.ranking == room.game.ranking
+        assert read.game.scores == room.state.game.scores and read.game.ranking == room.state.game.ranking
         assert sorted(read.names) == sorted(rooms[f"base-1-{table}"]["players"])
         assert read.tags["Link"].endswith(f"/r/{slug}")
         alone = client.get(f"/r/{slug}/history.txt")

@@ -42,16 +42,16 @@ def test_an_online_round_with_bots_is_recorded_automatically(client) -> None:
     chairs = night.tables["vinder"]
     manager = client.app.state.rooms
     room = manager.get(rooms["base-1-vinder"]["slug"])
-    assert [room.seats[i].name for i in range(3)] == chairs  # seated in chair order
-    assert room.status == "playing"
+    assert [room.state.seats[i].name for i in range(3)] == chairs  # seated in chair order
+    assert room.state.status == "playing"
 
     # a member's Play puts the seat cookie on the room's path and opens the room
     remember_member(client, chairs[1])
     response = client.post(f"{url}/play/base-1-vinder/1", data={"csrf": token(client, url)},
                            follow_redirects=False)
-    assert response.headers["location"] == f"/r/{room.slug}"
-    assert f"gurka_seat_{room.slug}=" in response.headers["set-cookie"]
-    assert f"Path=/r/{room.slug}" in response.headers["set-cookie"]
+    assert response.headers["location"] == f"/r/{room.state.slug}"
+    assert f"gurka_seat_{room.state.slug}=" in response.headers["set-cookie"]
+    assert f"Path=/r/{room.state.slug}" in response.headers["set-cookie"]
 
     # nobody came: the bots play every seat, and the round records itself
     for entry in rooms.values():
@@ -72,7 +72,7 @@ def test_an_online_round_with_bots_is_recorded_automatically(client) -> None:
         results = result_store.list_results(session, night_id=night_id)
         rooms = night_store.get_night(session, night_id=night_id).state["rooms"]
     assert len(results) == 3 and {r.source for r in results} == {"online"}
-    game = manager.get(rooms["base-1-vinder"]["slug"]).game
+    game = manager.get(rooms["base-1-vinder"]["slug"]).state.game
     names = chairs
     vinder = next(r for r in results if r.table == "vinder").result
     assert vinder == club_online.result_from_game(game, names).to_dict()
@@ -80,4 +80,4 @@ def test_an_online_round_with_bots_is_recorded_automatically(client) -> None:
     assert "base-2-vinder" in rooms  # the next round's rooms are open, seated by the movement
     night = core(client, night_id)
     room2 = manager.get(rooms["base-2-vinder"]["slug"])
-    assert [room2.seats[i].name for i in range(3)] == night.tables["vinder"]
+    assert [room2.state.seats[i].name for i in range(3)] == night.tables["vinder"]

@@ -103,9 +103,9 @@ def play_a_whole_night(client) -> None:  # type: ignore[no-untyped-def]
             entry = rooms[club_online.room_key(rnd.stage, rnd.number, table)]
             assert set(entry) == {"slug", "players", "dealer"}  # no seat token is stored
             room = manager.get(entry["slug"])
-            assert [room.seats[i].name for i in range(3)] == list(chairs)
-            assert room.game.first_dealer == list(chairs).index(rnd.dealers[table])
-            assert rnd.results[table] == club_online.result_from_game(room.game, list(chairs))
+            assert [room.state.seats[i].name for i in range(3)] == list(chairs)
+            assert room.state.game.first_dealer == list(chairs).index(rnd.dealers[table])
+            assert rnd.results[table] == club_online.result_from_game(room.state.game, list(chairs))
     recorded = {(r.phase, r.round, r.table): RoundResult.from_dict(r.result) for r in tables}
     assert all(recorded[(r.stage, r.number, t)] == res for r in night.history() for t, res in r.results.items())
 
@@ -132,7 +132,7 @@ def test_a_members_play_link_gives_a_fresh_seat_token_and_the_old_one_stops_work
     assert entry["players"] == night.tables["vinder"]
     slug = entry["slug"]
     room = client.app.state.rooms.get(slug)
-    assert room.game.dealer == night.tables["vinder"].index(night.dealers["vinder"])
+    assert room.state.game.dealer == night.tables["vinder"].index(night.dealers["vinder"])
 
     bo = night.tables["vinder"][1]
 
@@ -154,7 +154,7 @@ def test_a_members_play_link_gives_a_fresh_seat_token_and_the_old_one_stops_work
     assert room.seat_for_token(first) == 1
     with client.websocket_connect(f"/r/{slug}/ws", headers={"cookie": f"{seat_cookie_name(slug)}={first}"}) as ws:
         frame = parse(ws.receive_text())
-        hand = room.game.view(1)["hand"]
+        hand = room.state.game.view(1)["hand"]
         assert all(f'data-card="{card}"' in frame["content"] for card in hand)  # Bo sees Bo's hand
 
     second = play_link()
@@ -162,11 +162,11 @@ def test_a_members_play_link_gives_a_fresh_seat_token_and_the_old_one_stops_work
     assert room.seat_for_token(second) == 1 and room.seat_for_token(first) is None
     with client.websocket_connect(f"/r/{slug}/ws", headers={"cookie": f"{seat_cookie_name(slug)}={first}"}) as ws:
         frame = parse(ws.receive_text())
-        assert not any(f'data-card="{card}"' in frame["content"] for card in room.game.view(1)["hand"])
+        assert not any(f'data-card="{card}"' in frame["content"] for card in room.state.game.view(1)["hand"])
     # nothing in the night's record holds a token
     stored = json.dumps(night_row(client, night_id).state)
     assert first not in stored and second not in stored
-    assert room.seats[1].token_hash == hash_token(second)
+    assert room.state.seats[1].token_hash == hash_token(second)
     csrf = token(client, url)
     assert client.post(f"{url}/play/base-1-vinder/1", data={"csrf": "forged"}).status_code == 403
     for wrong in ("base-1-vinder/3", "base-9-vinder/0"):
@@ -188,7 +188,7 @@ def test_a_result_missed_across_a_restart_is_recorded_at_start(app_settings) -> 
         room = manager.get(slug)
         bots_play(client, slug)
         deadline = time.monotonic() + 20
-        while room.status != "over":
+        while room.state.status != "over":
             assert time.monotonic() < deadline
             time.sleep(0.01)
         assert core(client, night_id).pending_tables == ["vinder", "mellan", "taber"]
@@ -196,7 +196,7 @@ def test_a_result_missed_across_a_restart_is_recorded_at_start(app_settings) -> 
         night = core(client, night_id)
         assert "vinder" not in night.pending_tables
         assert night.current.results["vinder"] == club_online.result_from_game(
-            client.app.state.rooms.get(slug).game, night.tables["vinder"]
+            client.app.state.rooms.get(slug).state.game, night.tables["vinder"]
         )
 
 
@@ -233,7 +233,7 @@ def test_a_playoff_is_played_online_and_recorded_from_its_room(client) -> None:
     manager = client.app.state.rooms
     assert len(playoffs) == len(groups) and {r.source for r in playoffs} == {"online"}
     for entry in playoff_rooms.values():
-        game = manager.get(entry["slug"]).game
+        game = manager.get(entry["slug"]).state.game
         order = club_online.playoff_order(game, entry["players"])
         assert any(r.result["order"] == order for r in playoffs)
     finals = {"finals-1-finale", "finals-1-mellanfinale", "finals-1-taberfinale"}
@@ -255,7 +255,7 @@ def test_the_night_moves_on_when_the_page_of_the_last_move_closes_at_once(client
     for entry in rooms.values():
         bots_play(client, entry["slug"])
     deadline = time.monotonic() + 30
-    while not all(manager.get(e["slug"]).status == "over" for e in rooms.values()):
+    while not all(manager.get(e["slug"]).state.status == "over" for e in rooms.values()):
         assert time.monotonic() < deadline, "the bots did not finish round 1"
         time.sleep(0.02)
     manager.game_over_observers.extend(observers)

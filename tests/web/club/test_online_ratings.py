@@ -42,7 +42,7 @@ def play_out(client: Any, slug: str, host_token: str) -> None:
     bots_play(client, slug)
     room = client.app.state.rooms.get(slug)
     deadline = time.monotonic() + 60
-    while not room.game.over:
+    while not room.state.game.over:
         assert time.monotonic() < deadline, "the bots did not finish the game"
         time.sleep(0.02)
 
@@ -64,9 +64,9 @@ def test_a_game_of_three_members_is_rated_and_one_with_a_stranger_is_not(client:
     assert all(r[3] == 1 for r in rows.values())  # the game with a stranger counted for no one
     assert "<h2>Kurkku (Finnish)</h2>" in page
     room = client.app.state.rooms.get(slug)
-    ranking = room.game.ranking
-    names = [room.seats[s].name for s in ranking]
+    ranking = room.state.game.ranking
+    names = [room.state.seats[s].name for s in ranking]
     best = max(rows, key=lambda n: rows[n][1])
-    assert best == names[0] or room.game.scores[ranking[0]] == room.game.scores[ranking[1]]
+    assert best == names[0] or room.state.game.scores[ranking[0]] == room.state.game.scores[ranking[1]]
     player = client.get("/club/players/Cy").text
     assert "Kurkku (Finnish)" in player.split('id="rating"', 1)[1]

@@ -36,13 +36,13 @@ def test_a_lookalike_of_a_seated_player_cannot_join(web: TestClient, name: str) 
     assert response.status_code == 400
     assert "already called Anna" in response.text
     assert "set-cookie" not in response.headers
-    assert [s.name for s in web.app.state.rooms.get(slug).seats.values()] == ["Anna"]
+    assert [s.name for s in web.app.state.rooms.get(slug).state.seats.values()] == ["Anna"]
 
 
 def test_an_invisible_character_is_dropped_from_a_shown_name(web: TestClient) -> None:
     slug, _ = create_room(web, name="Anna")
     assert web.post(f"/r/{slug}/join", data={"name": "Bo\u200b"}, follow_redirects=False).status_code == 303
-    assert [s.name for s in web.app.state.rooms.get(slug).seats.values()] == ["Anna", "Bo"]
+    assert [s.name for s in web.app.state.rooms.get(slug).state.seats.values()] == ["Anna", "Bo"]
 
 
 @pytest.mark.parametrize("twin", ["Bo\u200b", "BO", "Во", "Ｂｏ"])

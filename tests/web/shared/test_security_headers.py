@@ -58,7 +58,7 @@ def test_cross_site_posts_are_refused_and_set_no_cookie(web: TestClient, headers
     slug, _ = create_room(web)
     response = web.post(f"/r/{slug}/join", data={"name": "Eve"}, headers=headers, follow_redirects=False)
     assert response.status_code == 403 and "set-cookie" not in response.headers
-    assert [s.name for s in web.app.state.rooms.get(slug).seats.values()] == ["Anna"]
+    assert [s.name for s in web.app.state.rooms.get(slug).state.seats.values()] == ["Anna"]
 
 
 def test_same_origin_posts_go_through(web: TestClient) -> None:

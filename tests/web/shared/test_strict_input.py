@@ -62,8 +62,8 @@ def test_the_frames_that_raised_get_a_notice_and_the_socket_stays_open(
     caplog.set_level(logging.INFO)
     _slug, room, players = three_players(web)
     start(players, room)
-    version, snapshot = room.version, json.dumps(room.game.to_json(), sort_keys=True)
-    actor = players[room.game.to_act]
+    version, snapshot = room.state.version, json.dumps(room.state.game.to_json(), sort_keys=True)
+    actor = players[room.state.game.to_act]
     for frame in NASTY_FRAMES:
         actor.ws.send_text(frame)
         first = actor.recv()
@@ -74,8 +74,8 @@ def test_the_frames_that_raised_get_a_notice_and_the_socket_stays_open(
             actor.recv_table()
         else:  # a sync: the table, then the recent chat and the seat's chat form
             assert {actor.recv()["kind"] for _ in range(2)} == {"chat", "chatform"}, frame
-    assert room.version == version
-    assert json.dumps(room.game.to_json(), sort_keys=True) == snapshot
+    assert room.state.version == version
+    assert json.dumps(room.state.game.to_json(), sort_keys=True) == snapshot
     # still open and still playing: a real move goes through
     actor.send(do="act", action=actor.offered_actions()[0], v=version, aid="after")
     assert actor.recv_table()["version"] > version

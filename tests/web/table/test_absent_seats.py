@@ -39,7 +39,7 @@ def test_the_bot_button_is_pushed_when_the_delay_passes_and_a_non_host_presses_i
     players = [Player(client, slug, t).connect() for t in (t0, join(client, slug, "Bo"), join(client, slug, "Cai"))]
     room = client.app.state.rooms.get(slug)  # type: ignore[attr-defined]
     catch_up(players, room)
-    players[0].send(do="start", v=room.version)
+    players[0].send(do="start", v=room.state.version)
     settle(client)
     catch_up(players, room)
     players[2].close()  # Cai's tab closes
@@ -54,9 +54,9 @@ def test_the_bot_button_is_pushed_when_the_delay_passes_and_a_non_host_presses_i
     for p in players[:2]:  # pushed by the server's timer, nobody refreshed
         frame = p.recv_table()
         assert "Let a bot play for Cai" in frame["content"]
-    players[1].send(do="hand_to_bot", seat=2, v=room.version)  # Bo is not the host
+    players[1].send(do="hand_to_bot", seat=2, v=room.state.version)  # Bo is not the host
     settle(client)
-    assert room.seats[2].bot_controlled and room.host == 0
+    assert room.state.seats[2].bot_controlled and room.state.host == 0
 
 
 def test_the_host_role_passes_on_when_the_host_leaves_the_waiting_room(
@@ -67,20 +67,20 @@ def test_the_host_role_passes_on_when_the_host_leaves_the_waiting_room(
     players = [Player(client, slug, t).connect() for t in (t0, join(client, slug, "Bo"), join(client, slug, "Cai"))]
     room = client.app.state.rooms.get(slug)  # type: ignore[attr-defined]
     catch_up(players, room)
-    assert room.host == 0
+    assert room.state.host == 0
     players[0].close()
     settle(client)
     for p in players[1:]:
         p.recv_table()
     advance(client, clock, 30.0)
-    assert room.host == 0  # a refresh or a short absence keeps the role
+    assert room.state.host == 0  # a refresh or a short absence keeps the role
     advance(client, clock, 31.0)
-    assert room.host == 1
+    assert room.state.host == 1
     catch_up(players[1:], room)
-    assert seen(players[1]) == room.version
+    assert seen(players[1]) == room.state.version
     assert '"do":"start"' in players[1].visible  # Bo may start the game now
     assert '"do":"start"' not in players[2].visible
     # the old host comes back: the role stays where it went
     players[0].connect()
     settle(client)
-    assert room.host == 1
+    assert room.state.host == 1

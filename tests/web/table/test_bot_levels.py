@@ -37,7 +37,7 @@ def test_the_forms_levels_reach_the_seats(web: TestClient) -> None:
     slug = response.headers["location"].rsplit("/", 1)[-1]
     room = room_of(web, slug)
     assert [room.bot_level(s) for s in (1, 2, 3)] == ["strong", "easy", "heuristic"]
-    assert room.bot_levels.host == "easy"
+    assert room.state.bot_levels.host == "easy"
     html = web.get(f"/r/{slug}").text
     assert bot_tags(html) == ["Bot (strong)", "Bot (easy)", "Bot (medium)"]
     danish = web.get(f"/r/{slug}", headers={"accept-language": "da"}).text
@@ -59,10 +59,10 @@ def test_practice_in_one_click(web: TestClient) -> None:
     slug = response.headers["location"].rsplit("/", 1)[-1]
     token_from(response, slug)  # the player holds seat 0's token
     room = room_of(web, slug)
-    assert room.status == "playing" and room.game is not None and not room.game.over
-    assert room.preset == "gurka-night" and len(room.seats) == 4
-    assert not room.seats[0].botted
-    assert [room.bot_level(s) for s in (1, 2, 3)] == ["strong"] * 3 and room.bot_levels.host == "strong"
+    assert room.state.status == "playing" and room.state.game is not None and not room.state.game.over
+    assert room.state.preset == "gurka-night" and len(room.state.seats) == 4
+    assert not room.state.seats[0].botted
+    assert [room.bot_level(s) for s in (1, 2, 3)] == ["strong"] * 3 and room.state.bot_levels.host == "strong"
     html = web.get(f"/r/{slug}").text
     assert bot_tags(html) == ["Bot (strong)"] * 3
     assert 'data-me="0"' in html and 'data-role="host"' in html  # the player is seated (their cookie)
@@ -104,10 +104,10 @@ def test_the_host_picks_the_level_of_the_bot_added_in_the_lobby(web: TestClient)
     form = re.search(r'<form class="addbot".*?</form>', host.visible, re.DOTALL)
     assert form and 'name="level"' in form.group(0) and '<option value="heuristic" selected>' in form.group(0)
     room = web.app.state.rooms.get(slug)  # type: ignore[attr-defined]
-    host.send(do="add_bot", level="strong", v=room.version, aid="b1")
+    host.send(do="add_bot", level="strong", v=room.state.version, aid="b1")
     settle(web)
-    host.send(do="add_bot", v=room.version, aid="b2")  # no level: the host's
+    host.send(do="add_bot", v=room.state.version, aid="b2")  # no level: the host's
     settle(web)
-    bots = [s for s in sorted(room.seats) if room.seats[s].is_bot]
+    bots = [s for s in sorted(room.state.seats) if room.state.seats[s].is_bot]
     assert [room.bot_level(s) for s in bots] == ["strong", "heuristic"]
     host.close()

@@ -44,14 +44,14 @@ def test_a_finished_game_downloads_and_opens_again_with_the_same_scores(web: Tes
     # while the game is played: no file, and not one hidden card in the refusal
     refused = web.get(f"/r/{slug}/history.txt")
     assert refused.status_code == 403 and "still being played" in refused.text
-    hidden = hidden_cards(room, None) | {c for h in room.game.hands for c in h}
+    hidden = hidden_cards(room, None) | {c for h in room.state.game.hands for c in h}
     body = refused.text.split('<main id="main">', 1)[1]
     assert not set(CODE.findall(body)) & hidden and "attachment" not in refused.headers.get("content-disposition", "")
     assert web.get(f"/r/{slug}/history.txt?game=1").status_code == 403
 
-    while not room.game.over:
+    while not room.state.game.over:
         play_one(players, room, rng)
-    game = room.game
+    game = room.state.game
     replay = web.get(f"/r/{slug}/replay")
     assert f'href="/r/{slug}/history.txt?game=1" download' in replay.text
 

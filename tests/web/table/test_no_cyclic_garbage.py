@@ -38,10 +38,10 @@ def test_pushing_tables_for_a_whole_deal_leaves_no_cycles(web: TestClient) -> No
 
     def play(moves: int) -> int:
         played = 0
-        while played < moves and not room.game.over and room.game.to_act is not None:
-            seat = room.game.to_act
-            before = room.version
-            players[seat].send(do="act", action=rng.choice(room.game.view(seat)["legal"]), v=before, aid=f"a{before}")
+        while played < moves and not room.state.game.over and room.state.game.to_act is not None:
+            seat = room.state.game.to_act
+            before = room.state.version
+            players[seat].send(do="act", action=rng.choice(room.state.game.view(seat)["legal"]), v=before, aid=f"a{before}")
             for p in players:
                 while p.version <= before:
                     p.recv()

@@ -92,26 +92,26 @@ def test_a_restarted_server_brings_the_room_back_exactly(db_url: str) -> None:
             p.recv_table()
         rng = random.Random(2)
         for _ in range(6):
-            g = room.game
+            g = room.state.game
             seat = g.to_act
             action = str(rng.choice(g.legal_actions()))
             players[seat].send(do="act", action=action, v=players[seat].version)
             for p in players:
                 p.recv_table()
-        saved = (room.version, room.status, json.dumps(room.game.to_json(), sort_keys=True),
-                 [room.game.view(s) for s in (0, 1, 2, None)], room.seats)
+        saved = (room.state.version, room.state.status, json.dumps(room.state.game.to_json(), sort_keys=True),
+                 [room.state.game.view(s) for s in (0, 1, 2, None)], room.state.seats)
         for p in players:
             p.close()
     with TestClient(create_app(settings)) as second:
         again = second.app.state.rooms.get(slug)
         assert again is not None
-        assert (again.version, again.status, json.dumps(again.game.to_json(), sort_keys=True),
-                [again.game.view(s) for s in (0, 1, 2, None)], again.seats) == saved
-        seat = again.game.to_act
+        assert (again.state.version, again.state.status, json.dumps(again.state.game.to_json(), sort_keys=True),
+                [again.state.game.view(s) for s in (0, 1, 2, None)], again.state.seats) == saved
+        seat = again.state.game.to_act
         me = Player(second, slug, (t0, t1, t2)[seat]).connect()
         frame = me.recv_table()
         assert frame["version"] == saved[0]
-        me.send(do="act", action=str(again.game.legal_actions()[0]), v=frame["version"])
+        me.send(do="act", action=str(again.state.game.legal_actions()[0]), v=frame["version"])
         assert me.recv_table()["version"] > saved[0]
         me.close()
 
@@ -132,7 +132,7 @@ def test_a_host_option_reaches_the_game(web: TestClient) -> None:
     slug, _ = create_room(web, preset="gurka-night", seats=3, bots=2, hand_sizes="5", target="30",
                           eight_led_lowest="on")  # a checked box, as the browser sends it
     room = web.app.state.rooms.get(slug)
-    assert room.options == {"hand_sizes": [5], "target": 30}
+    assert room.state.options == {"hand_sizes": [5], "target": 30}
     response = web.post("/rooms", data={"name": "Bo", "preset": "gurka-night", "seats": "7",
                                         "opt_hand_sizes": "10"})
     assert response.status_code == 400 and "hand_sizes" in response.text
@@ -144,8 +144,8 @@ def test_the_zigzag_deal_is_a_host_option(web: TestClient) -> None:
     slug, _ = create_room(web, preset="gurka-is", seats=3, bots=2, deal_schedule="zigzag",
                           beat_equal="on", exact_clear="on")  # the preset's checked boxes
     room = web.app.state.rooms.get(slug)
-    assert room.options == {"deal_schedule": "zigzag"}
-    game = make_game(room.preset, 3, 0, room.options)   # as the room starts its game
+    assert room.state.options == {"deal_schedule": "zigzag"}
+    game = make_game(room.state.preset, 3, 0, room.state.options)   # as the room starts its game
     assert game.ruleset.deal_schedule == "zigzag" and game.next_hand_size() == 6
     response = web.post("/rooms", data={"name": "Bo", "preset": "gurka-is", "seats": "3",
                                         "opt_deal_schedule": "spiral"})

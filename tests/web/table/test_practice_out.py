@@ -44,14 +44,14 @@ def play_the_first_deal(web: TestClient, room) -> None:  # type: ignore[no-untyp
     """The player (seat 0) plays its lowest card at each turn until the first deal is over."""
     web.portal.call(room.start, 0)  # type: ignore[union-attr]
     while True:
-        wait_until(lambda: room.game.to_act == 0 or room.game.phase == "waiting" or room.game.over,
+        wait_until(lambda: room.state.game.to_act == 0 or room.state.game.phase == "waiting" or room.state.game.over,
                    what="the player's turn or the deal's end")
-        g = room.game
+        g = room.state.game
         if g.phase == "waiting" or g.over:
             return
-        before = room.version
+        before = room.state.version
         web.portal.call(room.act, 0, lowest([str(a) for a in g.legal_actions()], g), before)  # type: ignore[union-attr]
-        wait_until(lambda: room.version > before, what="the player's move taken")  # noqa: B023
+        wait_until(lambda: room.state.version > before, what="the player's move taken")  # noqa: B023
 
 
 def out_after_the_first_deal(web: TestClient):  # type: ignore[no-untyped-def]
@@ -61,7 +61,7 @@ def out_after_the_first_deal(web: TestClient):  # type: ignore[no-untyped-def]
         slug, token = create_room(web, seats=3, bots=2, target="1")
         room = web.app.state.rooms.get(slug)
         play_the_first_deal(web, room)
-        if 0 in room.game.out and not room.game.over:
+        if 0 in room.state.game.out and not room.state.game.over:
             return slug, room, token
     pytest.fail(f"the player never went out first in {ATTEMPTS} games")
 
@@ -77,23 +77,23 @@ def test_once_out_the_player_can_finish_at_once_or_start_anew(web: TestClient) -
     level = re.search(r'name="level" value="([^"]+)"', page)
     assert level and level.group(1) == "heuristic" and "New practice game" in page
     # the game waits in the pause after the deal, and would for 30 s of a clock that never moves
-    assert room.game.phase == "waiting" and not room.game.over
+    assert room.state.game.phase == "waiting" and not room.state.game.over
 
     web.cookies.clear()
     assert web.post(f"/r/{slug}/finish", follow_redirects=False).status_code == 303  # a spectator: nothing
-    assert room.game.phase == "waiting" and room.state.hurry_for is None
+    assert room.state.game.phase == "waiting" and room.state.hurry_for is None
     web.cookies.set(seat_cookie_name(slug), token)
     answer = web.post(f"/r/{slug}/finish", follow_redirects=False)
     assert answer.status_code == 303 and answer.headers["location"] == f"/r/{slug}"
-    wait_until(lambda: room.game.over, what="the bots finishing the game at once", timeout=30)
-    assert room.game.deal_no >= 2
+    wait_until(lambda: room.state.game.over, what="the bots finishing the game at once", timeout=30)
+    assert room.state.game.deal_no >= 2
     over = web.get(f"/r/{slug}").text
     assert 'id="practice-out"' not in over and "Game over" in over
 
     fresh = web.post("/practice", data={"level": level.group(1)}, follow_redirects=False)
     assert fresh.status_code == 303 and fresh.headers["location"] != f"/r/{slug}"
     new = web.app.state.rooms.get(fresh.headers["location"].rsplit("/", 1)[-1])
-    assert new.game is not None and not new.game.over and {new.bot_level(s) for s in (1, 2, 3)} == {"heuristic"}
+    assert new.state.game is not None and not new.state.game.over and {new.bot_level(s) for s in (1, 2, 3)} == {"heuristic"}
 
 
 def test_a_player_still_in_is_not_offered_it(web: TestClient) -> None:

@@ -27,7 +27,7 @@ def play_until(web: TestClient, preset: str, tricks: int, names: tuple[str, ...]
         await room.start(0, dealer=0)
         rng, taken, last = random.Random(7), 0, None
         while True:
-            g = room.game
+            g = room.state.game
             view = g.view(None)
             if view.get("last_trick") not in (None, last):
                 taken, last = taken + 1, view["last_trick"]
@@ -36,16 +36,16 @@ def play_until(web: TestClient, preset: str, tricks: int, names: tuple[str, ...]
             if g.to_act is None:
                 await room.deal_next(room.version, by=0)
             else:
-                await room.act(g.to_act, rng.choice([str(a) for a in g.legal_actions()]), room.version)
+                await room.act(g.to_act, rng.choice([str(a) for a in g.legal_actions()]), room.state.version)
 
     return web.portal.call(play)  # type: ignore[attr-defined]
 
 
 def test_the_previous_trick_is_the_trick_taken_last_and_the_table_names_it(web: TestClient) -> None:
     room = play_until(web, "gurka-night", 1)
-    answer = web.get(f"/r/{room.slug}/previous-trick")
+    answer = web.get(f"/r/{room.state.slug}/previous-trick")
     assert answer.status_code == 200 and answer.headers["cache-control"] == "no-store"
-    last = room.game.view(None)["last_trick"]
+    last = room.state.game.view(None)["last_trick"]
     played = [c for p in last["plays"] for c in p["cards"]]
     assert CARD.findall(answer.text) == played  # its cards, in the order played, and nothing else
     table = fresh(web, room, Viewer(None, "en", None))
@@ -61,19 +61,19 @@ def test_before_a_trick_is_taken_there_is_none_and_names_are_text(web: TestClien
         return room
 
     room = web.portal.call(lobby)  # type: ignore[attr-defined]
-    empty = web.get(f"/r/{room.slug}/previous-trick")
+    empty = web.get(f"/r/{room.state.slug}/previous-trick")
     assert empty.status_code == 200 and CARD.findall(empty.text) == []
     assert web.get("/r/no-such-room/previous-trick").status_code == 404
 
     room = play_until(web, "kurkku", 2, names=("<b>Ann</b>", 'Bo "B"', "Cai & Dóra"))
-    text = web.get(f"/r/{room.slug}/previous-trick").text
+    text = web.get(f"/r/{room.state.slug}/previous-trick").text
     assert "<b>Ann</b>" not in text and "Cai & Dóra" not in text  # escaped by the template
     assert any(n in text for n in ("&lt;b&gt;Ann&lt;/b&gt;", "Bo &#34;B&#34;", "Cai &amp; Dóra"))
 
 
 def test_the_previous_trick_is_said_in_the_readers_language(web: TestClient) -> None:
     room = play_until(web, "gurka-night", 1)
-    english = web.get(f"/r/{room.slug}/previous-trick", headers={"accept-language": "en"}).text
-    finnish = web.get(f"/r/{room.slug}/previous-trick", headers={"accept-language": "fi"}).text
+    english = web.get(f"/r/{room.state.slug}/previous-trick", headers={"accept-language": "en"}).text
+    finnish = web.get(f"/r/{room.state.slug}/previous-trick", headers={"accept-language": "fi"}).text
     assert "took it" in english and "took it" not in finnish
     assert CARD.findall(english) == CARD.findall(finnish)

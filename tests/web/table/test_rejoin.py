@@ -50,7 +50,7 @@ def test_a_phone_takes_the_seat_back_with_the_code_and_the_old_device_is_told(we
     # the link from the QR code shows the room with the code filled in: one tap takes the seat
     opened = web.get(f"/r/{slug}/rejoin?code={codes[1].lower()}")
     assert opened.status_code == 200 and f'value="{codes[1]}"' in opened.text
-    hand = room.game.view(1)["hand"]
+    hand = room.state.game.view(1)["hand"]
     response = web.post(f"/r/{slug}/rejoin", data={"code": codes[1].lower()[:3] + " " + codes[1][3:]},
                         follow_redirects=False)
     assert response.status_code == 303, response.text
@@ -79,14 +79,14 @@ def test_wrong_codes_are_limited_per_address(web: TestClient) -> None:
     slug, room, players = three_players(web)
     start(players, room)
     right = CODE.search(page(web, slug, players[2].token)).group(1)  # type: ignore[union-attr]
-    version = room.version
+    version = room.state.version
     for guess in ("AAAAAA", "CCCCCC", "DDDDDD", "EEEEEE", "FFFFFF"):
         response = web.post(f"/r/{slug}/rejoin", data={"code": guess}, follow_redirects=False)
         assert response.status_code == 400
     # the sixth try is refused, even with the right code, and nothing changed
     response = web.post(f"/r/{slug}/rejoin", data={"code": right}, follow_redirects=False)
     assert response.status_code == 429 and "Too many wrong codes" in response.text
-    assert room.version == version and room.seat_for_token(players[2].token) == 2
+    assert room.state.version == version and room.seat_for_token(players[2].token) == 2
     empty = web.post(f"/r/{slug}/rejoin", data={"code": ""}, follow_redirects=False)
     assert empty.status_code == 429  # still limited: no traceback, a clear page
     for p in players:
@@ -203,7 +203,7 @@ def test_the_real_player_gets_in_after_the_guesser_however_long_it_guessed(web: 
 def rejoin_events(web: TestClient, slug: str) -> int:
     room = web.app.state.rooms.get(slug)
     with session_scope(web.app.state.engine) as session:
-        return sum(1 for e in rooms_store.list_events(session, room_id=room.id) if e.kind == "rejoin")
+        return sum(1 for e in rooms_store.list_events(session, room_id=room.state.id) if e.kind == "rejoin")
 
 
 def test_moving_ones_own_seat_over_and_over_cannot_write_rows_without_end(web: TestClient) -> None:

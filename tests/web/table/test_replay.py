@@ -39,7 +39,7 @@ def test_replay_before_the_end_is_refused_and_the_replay_of_a_finished_game_equa
         play_one(players, room, rng)
 
     # during the game: refused, with a clear page and not one hidden card
-    hidden = hidden_cards(room, None) | {c for h in room.game.hands for c in h}
+    hidden = hidden_cards(room, None) | {c for h in room.state.game.hands for c in h}
     assert hidden, "there are hidden cards to leak"
     for url in (f"/r/{slug}/replay", f"/r/{slug}/replay?game=1&step=3"):
         response = web.get(url)
@@ -50,12 +50,12 @@ def test_replay_before_the_end_is_refused_and_the_replay_of_a_finished_game_equa
         assert not [c for c in hidden if not c.startswith("X") and card_words(c) in body]
         assert "data-card" not in body
 
-    while not room.game.over:
+    while not room.state.game.over:
         play_one(players, room, rng)
-    game = room.game
+    game = room.state.game
 
     # the story rebuilt from the stored log equals the game
-    stories = build_stories(room.preset, room.options, stored_events(web, room.id))
+    stories = build_stories(room.state.preset, room.state.options, stored_events(web, room.state.id))
     assert len(stories) == 1 and stories[0].over
     story = stories[0]
     assert [d.as_dict() for d in story.deal_log] == [d.as_dict() for d in game.deal_log]
@@ -71,7 +71,7 @@ def test_replay_before_the_end_is_refused_and_the_replay_of_a_finished_game_equa
     assert final_totals == game.scores
     # every hand face up at a deal's first step
     first = web.get(f"/r/{slug}/replay?step=0")
-    dealt = stored_events(web, room.id)
+    dealt = stored_events(web, room.state.id)
     hands = next(p for _, kind, p, _ in dealt if kind == "deal")["hands"]
     for hand in hands:
         for code in hand:
@@ -103,7 +103,7 @@ def test_chat_appears_alongside_the_replay(web: TestClient) -> None:
     for p in players:
         p.recv()
     rng = random.Random(3)
-    while not room.game.over:
+    while not room.state.game.over:
         play_one(players, room, rng)
     page = web.get(f"/r/{slug}/replay")
     assert page.status_code == 200 and "good luck all" in page.text
@@ -120,15 +120,15 @@ def test_the_final_line_shares_places_as_the_game_over_panel_does(web: TestClien
     slug, room, players = three_players(web, preset="vidivellir", target="1")
     start(players, room)
     rng = random.Random(3)
-    while not room.game.over:  # vidivellir plays sets (chosen on the page): any legal action
-        actor = players[room.game.to_act]
-        before = room.version
-        actor.send(do="act", action=rng.choice(room.game.view(room.game.to_act)["legal"]), v=actor.version,
+    while not room.state.game.over:  # vidivellir plays sets (chosen on the page): any legal action
+        actor = players[room.state.game.to_act]
+        before = room.state.version
+        actor.send(do="act", action=rng.choice(room.state.game.view(room.state.game.to_act)["legal"]), v=actor.version,
                    aid=f"a{before}")
         for p in players:
             assert p.recv_table()["version"] > before
-    scores, ranking = room.game.scores, room.game.ranking
-    assert sorted(scores)[:2] == [0, 0] and len(room.game.deal_log) == 1  # one deal: one player out
+    scores, ranking = room.state.game.scores, room.state.game.ranking
+    assert sorted(scores)[:2] == [0, 0] and len(room.state.game.deal_log) == 1  # one deal: one player out
     names = ["Anna", "Bo", "Cai"]
     panel = players[0].table["content"]
     assert panel.count('<span class="place">1<span class="sr-only"> (shared)</span></span>') == 2

@@ -31,7 +31,7 @@ def start(players, room):
     host.send(do="start", v=host.version)
     for p in players:
         p.recv_table()
-    assert room.status == "playing"
+    assert room.state.status == "playing"
 
 
 def check_no_leaks(players, room):
@@ -39,18 +39,18 @@ def check_no_leaks(players, room):
         hidden = hidden_cards(room, seat)
         frame = p.table
         assert not leaks(frame, hidden), (seat, leaks(frame, hidden))
-        assert not foreign_cards(frame, room.game.view(seat)), (seat, foreign_cards(frame, room.game.view(seat)))
+        assert not foreign_cards(frame, room.state.game.view(seat)), (seat, foreign_cards(frame, room.game.view(seat)))
 
 
 def play_one(players, room, rng):
     """The seat to act plays one of the actions its page offers; everybody gets the new table."""
-    seat = room.game.to_act
+    seat = room.state.game.to_act
     actor = players[seat]
     offered = actor.offered_actions()
-    view = room.game.view(seat)
+    view = room.state.game.view(seat)
     assert sorted(offered) == sorted(view["legal"]), "the page offers exactly the legal plays"
     action = rng.choice(offered)
-    before = room.version
+    before = room.state.version
     actor.send(do="act", action=action, v=actor.version, aid=f"a{before}")
     for p in players:
         frame = p.recv_table()
@@ -64,15 +64,15 @@ def test_three_seats_play_a_whole_game(web: TestClient) -> None:
     check_no_leaks(players, room)
     rng = random.Random(5)
     moves = 0
-    while not room.game.over:
+    while not room.state.game.over:
         play_one(players, room, rng)
         moves += 1
         assert moves < 2000
-    assert room.status == "over"
+    assert room.state.status == "over"
     for p in players:
         assert "Game over" in p.visible
         assert "Ready for a rematch" in p.visible
-    ranking = room.game.view(None)["ranking"]
+    ranking = room.state.game.view(None)["ranking"]
     assert sorted(ranking) == [0, 1, 2]
     # every frame any seat ever received was scanned at the time; spectators see no hands
     spectator = Player(web, slug, None).connect()
@@ -82,9 +82,9 @@ def test_three_seats_play_a_whole_game(web: TestClient) -> None:
     # a rematch for the same players starts when every one of them has said yes
     players[1].send(do="rematch", v=players[1].version, aid="rm")
     for p in players:
-        while p.recv_table()["version"] < room.version:
+        while p.recv_table()["version"] < room.state.version:
             pass
-    assert room.status == "over"
+    assert room.state.status == "over"
     assert "Ready: Bo." in players[0].visible
     assert "You are ready for a rematch. Waiting for Anna, Cai." in players[1].visible
     players[1].send(do="rematch", v=players[1].version, aid="rm2")
@@ -93,8 +93,8 @@ def test_three_seats_play_a_whole_game(web: TestClient) -> None:
         players[seat].send(do="rematch", v=players[seat].version, aid=f"rm{seat}")
         for p in players:
             p.recv_table()
-    assert room.status == "playing" and not room.game.over
-    assert [room.seats[i].name for i in range(3)] == ["Anna", "Bo", "Cai"]
+    assert room.state.status == "playing" and not room.state.game.over
+    assert [room.state.seats[i].name for i in range(3)] == ["Anna", "Bo", "Cai"]
     for p in players:
         p.close()
 
@@ -110,14 +110,14 @@ def refused(player: Player) -> str:
 def test_bad_messages_are_refused_and_change_nothing(web: TestClient) -> None:
     slug, room, players = three_players(web)
     start(players, room)
-    seat = room.game.to_act
+    seat = room.state.game.to_act
     actor, other = players[seat], players[(seat + 1) % 3]
-    snapshot = json.dumps(room.game.to_json(), sort_keys=True)
-    version = room.version
+    snapshot = json.dumps(room.state.game.to_json(), sort_keys=True)
+    version = room.state.version
 
     def unchanged() -> None:
-        assert room.version == version
-        assert json.dumps(room.game.to_json(), sort_keys=True) == snapshot
+        assert room.state.version == version
+        assert json.dumps(room.state.game.to_json(), sort_keys=True) == snapshot
 
     # stale version
     legal = actor.offered_actions()[0]
@@ -130,7 +130,7 @@ def test_bad_messages_are_refused_and_change_nothing(web: TestClient) -> None:
     message = refused(actor)
     assert message and "table changed" not in message
     unchanged()
-    other_card = room.game.view((seat + 1) % 3)["hand"][0]
+    other_card = room.state.game.view((seat + 1) % 3)["hand"][0]
     other.send(do="act", action=f"play {other_card}", v=version, aid="s3")
     assert "not your turn" in refused(other).lower()
     unchanged()
@@ -158,7 +158,7 @@ def test_bad_messages_are_refused_and_change_nothing(web: TestClient) -> None:
     actor.send(do="act", action=legal, v=version, aid="good")
     for p in players + [spectator]:
         p.recv_table()
-    assert room.version > version
+    assert room.state.version > version
     actor.send(do="act", action=legal, v=version, aid="good")
     assert "already received" in refused(actor)
     spectator.close()
@@ -173,7 +173,7 @@ def test_reconnect_restores_the_seat_and_the_table(web: TestClient) -> None:
     for _ in range(4):
         play_one(players, room, rng)
     before = players[1].visible
-    hand = room.game.view(1)["hand"]
+    hand = room.state.game.view(1)["hand"]
     players[1].close()
     players[0].drain(1), players[2].drain(1)  # presence: Bo went away
     assert 1 not in room.present()
@@ -182,7 +182,7 @@ def test_reconnect_restores_the_seat_and_the_table(web: TestClient) -> None:
     players[1].connect()
     frame = players[1].recv_table()
     players[0].drain(1), players[2].drain(1)
-    assert frame["version"] == room.version
+    assert frame["version"] == room.state.version
     for card in hand:
         assert f'data-card="{card}"' in frame["content"]
     assert before.count("data-card") == frame["content"].count("data-card")
@@ -201,24 +201,24 @@ def test_a_player_who_is_not_the_host_hands_an_absent_seat_to_a_bot_and_it_is_ta
     assert "Let a bot play for" in players[1].visible
     watcher = Player(web, slug, None).connect()
     watcher.recv_table()
-    watcher.send(do="hand_to_bot", seat=2, v=room.version)
+    watcher.send(do="hand_to_bot", seat=2, v=room.state.version)
     assert "Only the players at this table" in refused(watcher)
-    assert not room.seats[2].bot_controlled
+    assert not room.state.seats[2].bot_controlled
     watcher.close()
-    assert room.host == 0
+    assert room.state.host == 0
     players[1].send(do="hand_to_bot", seat=2, v=players[1].version)
     players[0].recv_table(), players[1].recv_table()
-    assert room.seats[2].bot_controlled
+    assert room.state.seats[2].bot_controlled
     # play until the bot has moved for Cai at least once
     rng = random.Random(3)
-    acted = len([e for e in room.game.log if e.get("seat") == 2])
+    acted = len([e for e in room.state.game.log if e.get("seat") == 2])
     import time
 
-    while len([e for e in room.game.log if e.get("seat") == 2]) == acted:
+    while len([e for e in room.state.game.log if e.get("seat") == 2]) == acted:
         for p in players[:2]:  # catch up with every move, the bot's included
-            while p.version < room.version:
+            while p.version < room.state.version:
                 p.recv_table()
-        seat = room.game.to_act
+        seat = room.state.game.to_act
         if seat == 2:
             time.sleep(0.02)
             continue
@@ -233,12 +233,12 @@ def test_a_player_who_is_not_the_host_hands_an_absent_seat_to_a_bot_and_it_is_ta
     for p in players[:2]:  # Cai is back (a push of the bot's last move may come first)
         while 'class="dot on" id="dot-2"' not in p.visible:
             p.recv()
-    before = room.version
+    before = room.state.version
     players[2].send(do="take_back", v=players[2].version)
     for p in players:  # (Cai's own page may get the presence change first)
         while p.version <= before:
             p.recv()
-    assert not room.seats[2].bot_controlled
+    assert not room.state.seats[2].bot_controlled
     for p in players:
         p.close()
 
@@ -271,7 +271,7 @@ def test_bots_fill_seats_and_play(web: TestClient) -> None:
         if "Game over" in host.visible:
             break
         offered = host.offered_actions()
-        if host.version == room.version and offered:
+        if host.version == room.state.version and offered:
             host.send(do="act", action=rng.choice(offered), v=host.version)
-    assert room.status == "over"
+    assert room.state.status == "over"
     host.close()

@@ -132,15 +132,15 @@ def test_each_connections_pushes_give_the_table_a_fresh_render_gives(web: TestCl
         await room.start(0, dealer=0)
         check()
         moves = 0
-        while room.game is not None and not room.game.over and moves < 1500:
-            g = room.game
+        while room.state.game is not None and not room.state.game.over and moves < 1500:
+            g = room.state.game
             moves += 1
             if g.to_act is None:
                 await room.deal_next(room.version, by=0)
             else:
-                await room.act(g.to_act, rng.choice([str(a) for a in g.legal_actions()]), room.version)
+                await room.act(g.to_act, rng.choice([str(a) for a in g.legal_actions()]), room.state.version)
             check()
-        assert room.game is not None and room.game.over, "a whole game was played"
+        assert room.state.game is not None and room.state.game.over, "a whole game was played"
         await room.vote_rematch(1)  # the game-over panel changes for everybody
         check()
         for v in viewers:
@@ -157,7 +157,7 @@ def test_each_connections_pushes_give_the_table_a_fresh_render_gives(web: TestCl
 
 def hand_codes(room: Any) -> set[str]:
     """Every card in any hand now."""
-    return {c for seat in range(len(room.seats)) for c in room.game.seat_view(seat)["hand"]}
+    return {c for seat in range(len(room.state.seats)) for c in room.state.game.seat_view(seat)["hand"]}
 
 
 def test_one_shared_frame_per_language_the_same_bytes_for_all_and_no_hand_in_it(web: TestClient) -> None:
@@ -176,15 +176,15 @@ def test_one_shared_frame_per_language_the_same_bytes_for_all_and_no_hand_in_it(
         await room.start(0, dealer=0)
         rng = random.Random(2)
         checked = 0
-        while room.game is not None and not room.game.over and checked < 60:
+        while room.state.game is not None and not room.state.game.over and checked < 60:
             for v in viewers:
                 v.frames.clear()
-            g = room.game
+            g = room.state.game
             if g.to_act is None:
                 await room.deal_next(room.version, by=0)
                 continue
             mover = g.to_act
-            await room.act(mover, rng.choice([str(a) for a in g.legal_actions()]), room.version)
+            await room.act(mover, rng.choice([str(a) for a in g.legal_actions()]), room.state.version)
             # the cards in hands now that the table shows nobody (a card of a past deal, a penalty
             # card, may be in a hand again)
             shown = set(re.findall(r'data-card="([^"]+)"', fresh(web, room, Viewer(None, "en", None))))
@@ -202,7 +202,7 @@ def test_one_shared_frame_per_language_the_same_bytes_for_all_and_no_hand_in_it(
                     assert f'data-card="{code}"' not in content, code
                 for f in frames[1:]:  # the seat's own: only its own cards
                     assert f["kind"] == "private" and f["seq"] == frames[0]["seq"]
-                    others = still - set(room.game.seat_view(v.seat)["hand"] if v.seat is not None else ())
+                    others = still - set(room.state.game.seat_view(v.seat)["hand"] if v.seat is not None else ())
                     for code in others:
                         assert f'data-card="{code}"' not in f["content"], (v.seat, code)
             assert all(len(texts) == 1 for texts in shared.values()), "one frame per language"
@@ -220,7 +220,7 @@ def test_one_shared_frame_per_language_the_same_bytes_for_all_and_no_hand_in_it(
 def test_a_seat_coming_and_going_sends_the_others_only_its_row_changes(web: TestClient) -> None:
     _slug, room, players = three_players(web, target="12")
     start(players, room)
-    version = room.version
+    version = room.state.version
     players[2].close()  # Cai's tab closes
     settle(web)
     for p in players[:2]:
@@ -236,18 +236,18 @@ def test_changes_that_do_not_start_from_the_shown_table_do_not_apply(web: TestCl
     start(players, room)
     bo = players[1]
     old = bo.table["content"]
-    seat = room.game.to_act
-    players[seat].send(do="act", action=room.game.view(seat)["legal"][0], v=room.version, aid="a")
+    seat = room.state.game.to_act
+    players[seat].send(do="act", action=room.state.game.view(seat)["legal"][0], v=room.state.version, aid="a")
     settle(web)
     bo.recv()
-    seat = room.game.to_act
-    players[seat].send(do="act", action=room.game.view(seat)["legal"][0], v=room.version, aid="b")
+    seat = room.state.game.to_act
+    players[seat].send(do="act", action=room.state.game.view(seat)["legal"][0], v=room.state.version, aid="b")
     settle(web)
     second = bo.recv()
     with pytest.raises(Stale):
         apply(old, second)  # a page that missed the first push does not apply the second
     bo.send(do="sync", v=0)
-    assert bo.recv()["kind"] == "table" and bo.version == room.version  # it asks for the whole table
+    assert bo.recv()["kind"] == "table" and bo.version == room.state.version  # it asks for the whole table
 
 
 PIECES = ["table-say", "table-result", "table-seats", "table-felt", "table-sheet", "table-over", "table-lead"]
@@ -274,14 +274,14 @@ def test_names_with_markup_quotes_and_backslashes_are_text_in_every_piece(web: T
         keep()
         await room.start(0, dealer=0)
         rng = random.Random(5)
-        while room.game is not None and not room.game.over:
-            g = room.game
+        while room.state.game is not None and not room.state.game.over:
+            g = room.state.game
             if g.to_act is None:
                 await room.deal_next(room.version, by=0)
             else:
-                await room.act(g.to_act, rng.choice([str(a) for a in g.legal_actions()]), room.version)
+                await room.act(g.to_act, rng.choice([str(a) for a in g.legal_actions()]), room.state.version)
             keep()
-        return htmls, [s.name for s in room.seats.values()]  # (as the room keeps them)
+        return htmls, [s.name for s in room.state.seats.values()]  # (as the room keeps them)
 
     htmls, names = web.portal.call(play)  # type: ignore[attr-defined]
     assert any("<" in n for n in names) and any('"' in n for n in names) and any("\\" in n for n in names)
@@ -333,8 +333,8 @@ def test_a_play_adds_itself_a_deal_adds_a_row_and_a_card_played_is_taken_away(we
         await room.start(0, dealer=0)
         rng = random.Random(5)
         inside_trick = deals_added = 0
-        while room.game is not None and not room.game.over and deals_added < 2:
-            g = room.game
+        while room.state.game is not None and not room.state.game.over and deals_added < 2:
+            g = room.state.game
             for v in viewers:
                 v.frames.clear()
             if g.to_act is None:
@@ -345,10 +345,10 @@ def test_a_play_adds_itself_a_deal_adds_a_row_and_a_card_played_is_taken_away(we
             deals_before = len(g.deal_log)
             hand_before = list(g.seat_view(mover)["hand"])
             action = rng.choice([str(a) for a in g.legal_actions()])
-            await room.act(mover, action, room.version)
+            await room.act(mover, action, room.state.version)
             sent = partials(viewers[0].frames)
             targets = [target for target, _swap in sent]
-            if plays_before and room.game.view(None)["trick"] and room.game.view(None)["trick"]["plays"]:
+            if plays_before and room.state.game.view(None)["trick"] and room.state.game.view(None)["trick"]["plays"]:
                 assert ("table-plays", "beforeend") in sent and "table-felt" not in targets, sent
                 assert not any(t.startswith("table-seat-") for t in targets), sent  # the rows stay
                 assert f"table-count-{mover}" in targets, sent
@@ -358,7 +358,7 @@ def test_a_play_adds_itself_a_deal_adds_a_row_and_a_card_played_is_taken_away(we
                     assert [t for t, swap in own if swap == "delete"] == [
                         f"card-{c.lower()}" for c in played], own  # (one deck: one copy of each)
                 inside_trick += 1
-            if len(room.game.deal_log) > deals_before and deals_before:
+            if len(room.state.game.deal_log) > deals_before and deals_before:
                 assert ("table-sheetrows", "beforeend") in sent and "table-sheetsum" in targets, sent
                 assert "table-sheet" not in targets, sent
                 deals_added += 1
@@ -384,7 +384,7 @@ def test_each_seat_reads_you_on_its_own_row_only_and_the_host_its_own_buttons(we
         assert "The table is full: you are watching." in read_as(lobby[None])
         assert "Remove" in read_as(lobby[0]) and "Remove" not in read_as(lobby[1])
         await room.start(0, dealer=0)
-        to_act = room.game.to_act
+        to_act = room.state.game.to_act
         for seat in (0, 1, 2, None):
             table = fresh(web, room, Viewer(seat, "en", hash_token(tokens[seat]) if seat is not None else None))
             said = read_as(table)
@@ -407,7 +407,7 @@ def test_a_seats_own_panel_is_drawn_in_each_connections_language(web: TestClient
 
     def panel(room: Any, seat: int | None) -> str:
         from app.i18n import _
-        return f'<p class="panel-test">{_("Waiting room")} {room.version}</p>'
+        return f'<p class="panel-test">{_("Waiting room")} {room.state.version}</p>'
 
     async def play() -> tuple[str, str]:
         room, token = await manager.create_room(preset="gurka-night", options={}, seats=3, host_name="Ann")

@@ -48,7 +48,7 @@ def notice(player: Player) -> str:
 
 def test_a_message_is_escaped_plain_text_and_moves_no_version(web: TestClient) -> None:
     slug, room, anna, bo = two_players(web)
-    version = room.version
+    version = room.state.version
     anna.send(do="say", text='<script>alert(1)</script> see https://example.com <b>now</b>')
     for p in (anna, bo):
         frame = chat_frames(p, 1)[0]
@@ -58,7 +58,7 @@ def test_a_message_is_escaped_plain_text_and_moves_no_version(web: TestClient) -
         assert "<b>now" not in frame["content"]
         assert "<a " not in frame["content"], "links are not clickable"
         assert "Anna" in frame["content"]
-    assert room.version == version, "talk is not a game event"
+    assert room.state.version == version, "talk is not a game event"
     # a refresh shows it (kept with the room, escaped in the page too)
     page = web.get(f"/r/{slug}")
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page.text
@@ -169,7 +169,7 @@ def test_recent_talk_survives_a_restart_and_comes_with_a_sync(web: TestClient, d
         p = Player(fresh, slug, anna.token).connect()
         try:
             p.recv_table()
-            p.send(do="sync", v=again.version)
+            p.send(do="sync", v=again.state.version)
             table = p.recv()
             while table["kind"] in ("fragments", "private"):  # a change of the table (presence) may come first
                 table = p.recv()

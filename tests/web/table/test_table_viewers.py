@@ -40,11 +40,11 @@ def own_rows(html: str) -> list[str]:
 
 
 def play(players: list[Any], room: Any, rng: random.Random) -> None:
-    seat = room.game.to_act
-    before = room.version
-    players[seat].send(do="act", action=rng.choice(room.game.view(seat)["legal"]), v=before, aid=f"a{before}")
+    seat = room.state.game.to_act
+    before = room.state.version
+    players[seat].send(do="act", action=rng.choice(room.state.game.view(seat)["legal"]), v=before, aid=f"a{before}")
     settle(players[0].client)
-    assert room.version > before
+    assert room.state.version > before
 
 
 def test_each_viewer_sees_only_its_own_seat_as_its_own(web: TestClient) -> None:
@@ -53,15 +53,15 @@ def test_each_viewer_sees_only_its_own_seat_as_its_own(web: TestClient) -> None:
     rng = random.Random(4)
     tricks_told = 0
     for _step in range(40):
-        if room.game.over:
+        if room.state.game.over:
             break
         tables = {seat: table(room, seat) for seat in (0, 1, 2, None)}
         for seat, html in tables.items():
             assert not MARKS.search(html), "no viewer mark is left in a page"
             assert own_rows(html) == ([] if seat is None else [str(seat)])
             assert html.count('class="tag you"') == (0 if seat is None else 1)
-        last = room.game.view(None).get("last_trick")
-        trick = room.game.view(None).get("trick") or {}
+        last = room.state.game.view(None).get("last_trick")
+        trick = room.state.game.view(None).get("trick") or {}
         if last and last.get("winner") is not None and not trick.get("plays"):
             winner = last["winner"]
             name = ["Anna", "Bo", "Cai"][winner]
@@ -91,7 +91,7 @@ def test_only_the_host_may_remove_a_player_who_left_the_lobby(web: TestClient) -
     _slug, room, players = three_players(web, target="12")
     players[2].close()
     settle(web)
-    assert room.status == "lobby" and 2 not in room.present()
+    assert room.state.status == "lobby" and 2 not in room.present()
     assert 'data-key="remove-2"' in table(room, 0)  # Anna is the host
     for seat in (1, None):
         assert 'data-key="remove-2"' not in table(room, seat)

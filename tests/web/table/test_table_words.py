@@ -84,18 +84,18 @@ def test_the_game_over_panel_says_who_went_out_when_and_why(web: TestClient) -> 
     anna = Player(web, slug, token).connect()
     room = web.app.state.rooms.get(slug)  # type: ignore[attr-defined]
     anna.recv_table()
-    anna.send(do="start", v=room.version)
+    anna.send(do="start", v=room.state.version)
     rng = random.Random(11)
-    while room.status != "over":
-        if room.status == "playing" and room.game.to_act == 0:
-            anna.send(do="act", action=rng.choice([str(a) for a in room.game.legal_actions()]), v=room.version)
+    while room.state.status != "over":
+        if room.state.status == "playing" and room.state.game.to_act == 0:
+            anna.send(do="act", action=rng.choice([str(a) for a in room.state.game.legal_actions()]), v=room.state.version)
         anna.recv()
-    while anna.table["version"] != room.version or "gameover" not in anna.visible:
+    while anna.table["version"] != room.state.version or "gameover" not in anna.visible:
         anna.recv()
     panel = anna.visible.split('class="panel gameover"', 1)[1]
-    g = room.game
+    g = room.state.game
     out_in = {seat: d.deal_no for d in g.deal_log for seat in d.went_out}
-    names = [room.seats[s].name.removesuffix(" (bot)") for s in g.ranking]
+    names = [room.state.seats[s].name.removesuffix(" (bot)") for s in g.ranking]
     items = re.findall(r"<li.*?</li>", panel, flags=re.DOTALL)
     assert len(items) == 3
     for seat, name, item in zip(g.ranking, names, items, strict=True):

@@ -67,7 +67,7 @@ def seen(p: Player) -> int:
 
 def catch_up(players: list[Player], room: Any) -> None:
     for p in players:
-        while seen(p) < room.version:
+        while seen(p) < room.state.version:
             p.recv()
 
 
@@ -77,9 +77,9 @@ def seated(client: TestClient, turn_seconds: str = "10") -> tuple[Any, list[Play
     players = [Player(client, slug, t).connect() for t in tokens]
     room = client.app.state.rooms.get(slug)  # type: ignore[attr-defined]
     catch_up(players, room)
-    players[0].send(do="start", v=room.version)
+    players[0].send(do="start", v=room.state.version)
     # the start taken (not "after 50 ms": a busy machine may take longer)
-    wait_until(lambda: (settle(client), room.status == "playing")[-1], what="the game started",
+    wait_until(lambda: (settle(client), room.state.status == "playing")[-1], what="the game started",
                seen=lambda: (room.status, room.version))
     catch_up(players, room)
     return room, players
@@ -98,50 +98,50 @@ def test_the_form_checks_the_turn_timer(timed: TestClient) -> None:
         assert response.status_code == 400 and "Seconds per move" in response.text, bad
     assert 'name="turn_seconds"' in timed.get("/").text and 'value="60"' in timed.get("/").text
     slug, _token = new_room(timed, "0")
-    assert timed.app.state.rooms.get(slug).turn_seconds == 0  # type: ignore[attr-defined]
+    assert timed.app.state.rooms.get(slug).state.turn_seconds == 0  # type: ignore[attr-defined]
 
 
 def test_time_runs_out_a_bot_moves_once_then_keeps_the_seat_after_two(
     timed: TestClient, clock: FakeClock
 ) -> None:
     room, players = seated(timed)
-    slow = room.game.to_act
-    name = room.seats[slow].name
+    slow = room.state.game.to_act
+    name = room.state.seats[slow].name
     for p in players:  # everybody sees the countdown on the seat to act
         assert 'data-turn-left="10"' in p.table["content"] and 'class="tag clock"' in p.visible
-    version = room.version
+    version = room.state.version
     advance(timed, clock, 9.5)
-    assert room.version == version  # not yet
+    assert room.state.version == version  # not yet
     advance(timed, clock, 1.0)
-    assert room.version > version
+    assert room.state.version > version
     catch_up(players, room)
     assert "Time: a bot played" in players[0].visible and f"for {name}." in players[0].visible
-    assert not room.seats[slow].bot_controlled  # one timeout: the seat stays human
-    assert len(timeout_events(room.manager.db, room.id)) == 1
+    assert not room.state.seats[slow].bot_controlled  # one timeout: the seat stays human
+    assert len(timeout_events(room.manager.db, room.state.id)) == 1
 
     # a move that arrives before the deadline wins: no timeout for it
     rng = random.Random(5)
-    mover = room.game.to_act
+    mover = room.state.game.to_act
     assert mover != slow
     advance(timed, clock, 9.0)
-    before = room.version
-    players[mover].send(do="act", action=rng.choice(players[mover].offered_actions()), v=room.version)
+    before = room.state.version
+    players[mover].send(do="act", action=rng.choice(players[mover].offered_actions()), v=room.state.version)
     settle(timed)
-    assert room.version > before
+    assert room.state.version > before
     advance(timed, clock, 2.0)  # the old deadline passes: nothing fires for it
-    assert len(timeout_events(room.manager.db, room.id)) == 1
+    assert len(timeout_events(room.manager.db, room.state.id)) == 1
 
     # the others play; the slow seat times out again: the bot keeps it now
     pushed = len(players[0].frames)
-    while not room.seats[slow].bot_controlled:
-        assert room.status == "playing"
+    while not room.state.seats[slow].bot_controlled:
+        assert room.state.status == "playing"
         catch_up(players, room)
-        seat = room.game.to_act
+        seat = room.state.game.to_act
         if seat == slow:
             advance(timed, clock, 11.0)
             continue
         actor = players[seat]
-        actor.send(do="act", action=rng.choice(actor.offered_actions()), v=room.version)
+        actor.send(do="act", action=rng.choice(actor.offered_actions()), v=room.state.version)
         settle(timed)
     settle(timed)
     catch_up(players, room)
@@ -149,30 +149,30 @@ def test_time_runs_out_a_bot_moves_once_then_keeps_the_seat_after_two(
     # the trick moves at once)
     said = f"A bot plays for {name} until they act again."
     assert any(said in str(f.get("content", "")) for f in players[0].frames[pushed:])
-    assert [e.seat for e in timeout_events(room.manager.db, room.id)].count(slow) == 2
+    assert [e.seat for e in timeout_events(room.manager.db, room.state.id)].count(slow) == 2
     # the player is back and acts: the seat is theirs again
-    players[slow].send(do="act", action="play 2C", v=room.version)
+    players[slow].send(do="act", action="play 2C", v=room.state.version)
     settle(timed)
-    assert not room.seats[slow].bot_controlled
+    assert not room.state.seats[slow].bot_controlled
 
 
 def test_a_pending_deadline_survives_a_restart(db_url: str) -> None:
     first_clock = FakeClock()
     with make_client(db_url, first_clock) as first:
         room, players = seated(first)
-        slug, version, seat = room.slug, room.version, room.game.to_act
+        slug, version, seat = room.state.slug, room.state.version, room.state.game.to_act
         for p in players:
             p.close()
     # a new server: nobody connects, yet the stored deadline is kept
     second_clock = FakeClock()
     with make_client(db_url, second_clock) as second:
         again = second.app.state.rooms.get(slug)  # type: ignore[attr-defined]
-        assert again.version == version and again.turn_deadline() is not None
+        assert again.state.version == version and again.turn_deadline() is not None
         advance(second, second_clock, 4.0)
-        assert again.version == version
+        assert again.state.version == version
         advance(second, second_clock, 7.0)
-        assert again.version > version
-        events = timeout_events(again.manager.db, again.id)
+        assert again.state.version > version
+        events = timeout_events(again.manager.db, again.state.id)
         assert [e.seat for e in events] == [seat] and events[0].seq == version + 1
 
 
@@ -185,10 +185,10 @@ def test_two_processes_racing_one_deadline_make_exactly_one_move(
     clocks = [FakeClock(), FakeClock()]
     with make_client(url, clocks[0]) as one, make_client(url, clocks[1]) as two:
         room, _players = seated(one)  # (their sockets are closed with the rest)
-        version = room.version
-        other = two.app.state.rooms.get(room.slug)  # type: ignore[attr-defined]
-        assert other is not None and other.version == version and other.turn_deadline() is not None
-        watcher = Player(two, room.slug, None).connect()  # someone follows the room through two
+        version = room.state.version
+        other = two.app.state.rooms.get(room.state.slug)  # type: ignore[attr-defined]
+        assert other is not None and other.state.version == version and other.turn_deadline() is not None
+        watcher = Player(two, room.state.slug, None).connect()  # someone follows the room through two
         try:  # an assert that fails must not leave a socket open: the client's exit would wait for it
             watcher.recv_table()
             # both processes have the deadline armed: their timers asleep on their clocks
@@ -205,16 +205,16 @@ def test_two_processes_racing_one_deadline_make_exactly_one_move(
                 client.portal.call(clock.advance, deadline - clock.now() + 1.0)  # type: ignore[union-attr]
             # both tried: one move is stored, and both rooms stand at its version (the loser
             # reloaded after its refused commit, or followed the doorbell)
-            wait_until(lambda: (settle(one), settle(two), room.version == other.version == version + 1)[-1],
+            wait_until(lambda: (settle(one), settle(two), room.state.version == other.state.version == version + 1)[-1],
                        what="both processes at the one timed-out move",
                        seen=lambda: (room.version, other.version, caplog.text[-400:]))
-            events = timeout_events(room.manager.db, room.id)
+            events = timeout_events(room.manager.db, room.state.id)
             assert len(events) == 1 and events[0].seq == version + 1
             if engine == "sqlite":  # no doorbell between the two: the loser's commit was refused
                 assert "another process moved first" in caplog.text
             with session_scope(room.manager.db) as session:
-                stored = store.get_room_by_id(session, room_id=room.id)
-                assert stored is not None and stored.version == room.version
+                stored = store.get_room_by_id(session, room_id=room.state.id)
+                assert stored is not None and stored.version == room.state.version
         finally:
             close_all()
 
@@ -226,7 +226,7 @@ def test_the_time_note_is_news_until_that_seat_moves_again_or_the_next_deal(db_u
     with TestClient(create_app(make_settings(db_url, deal_pause=2.0), clock=clock)) as client:
         try:
             room, players = seated(client)
-            slow = room.game.to_act
+            slow = room.state.game.to_act
             rng = random.Random(7)
 
             def note_shown() -> bool:
@@ -234,33 +234,33 @@ def test_the_time_note_is_news_until_that_seat_moves_again_or_the_next_deal(db_u
                 return all("Time: a bot" in p.visible for p in players)
 
             def move(seat: int) -> None:
-                before = room.version
-                legal = [str(a) for a in room.game.legal_actions()]  # (a set to select, too)
-                players[seat].send(do="act", action=rng.choice(legal), v=room.version)
+                before = room.state.version
+                legal = [str(a) for a in room.state.game.legal_actions()]  # (a set to select, too)
+                players[seat].send(do="act", action=rng.choice(legal), v=room.state.version)
                 settle(client)
-                assert room.version > before
+                assert room.state.version > before
 
             advance(client, clock, 11.0)  # the slow seat's time runs out: a bot plays its card
             assert note_shown()
-            while room.game.to_act != slow:  # the others move: still news
-                move(room.game.to_act)
+            while room.state.game.to_act != slow:  # the others move: still news
+                move(room.state.game.to_act)
                 assert note_shown()
             move(slow)  # the seat moves again: no longer news
-            assert not note_shown() and room.time_note is None
+            assert not note_shown() and room.state.time_note is None
 
             # the seat's time runs out on its last card of the deal; the others finish the deal
-            while not (room.game.to_act == slow and room.game.view(None)["hand_counts"][slow] == 1):
-                move(room.game.to_act)
-            deal = room.game.deal_no
+            while not (room.state.game.to_act == slow and room.state.game.view(None)["hand_counts"][slow] == 1):
+                move(room.state.game.to_act)
+            deal = room.state.game.deal_no
             advance(client, clock, 11.0)
             assert note_shown()
-            while room.game.phase != "waiting":
-                assert room.game.to_act != slow
-                move(room.game.to_act)
+            while room.state.game.phase != "waiting":
+                assert room.state.game.to_act != slow
+                move(room.state.game.to_act)
                 assert note_shown()  # the deal's last cards are on the table, the note with them
             advance(client, clock, 2.5)  # the pause is over: the next deal is dealt
-            assert room.game.deal_no == deal + 1
-            assert not note_shown() and room.time_note is None
+            assert room.state.game.deal_no == deal + 1
+            assert not note_shown() and room.state.time_note is None
         finally:
             close_all()
 

@@ -170,7 +170,7 @@ class Player:
 
 def hidden_cards(room: Any, seat: int | None) -> set[str]:
     """Cards `seat` must not see now: other hands and the stock of the current deal."""
-    g = room.game
+    g = room.state.game
     if g is None:
         return set()
     hidden: set[str] = set()
