@@ -239,6 +239,16 @@ class LiveRoom:
     async def deal_next(self, seen: int | None, by: int | None = None) -> bool:
         return await self.turns.deal_next(seen, by)
 
+    async def finish_at_once(self, seat: int) -> None:
+        """`seat`, out of the game with only bots left in it, asks them to finish it at once
+        (`RoomState.hurry_for`): a deal waiting out its pause is dealt now, and a bot waiting
+        out its delay moves. The caller checked that `seat` may ask."""
+        self.state.hurry_for = seat
+        g = self.state.game
+        if g is not None and g.phase == "waiting":  # in the pause after a deal: deal on now
+            await self.deal_next(None, by=seat)
+        self.bots.schedule()
+
     def turn_deadline(self) -> float | None:
         return self.turns.turn_deadline()
 

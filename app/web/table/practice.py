@@ -101,11 +101,7 @@ async def finish_at_once(request: Request, slug: str) -> Response:
     if room is None:
         raise HTTPException(status_code=404, detail=N_("No such room: check the link."))
     seat = room.seat_for_token(seat_token(request, slug))
-    if not out_alone_with_bots(room, seat):
+    if seat is None or not out_alone_with_bots(room, seat):
         return RedirectResponse(f"/r/{slug}", status_code=303)  # nothing to finish here: the table says why
-    room.state.hurry_for = seat
-    g = room.state.game
-    if g is not None and g.phase == "waiting":  # in the pause after a deal: deal on now
-        await room.deal_next(None, by=seat)
-    room.bots.schedule()  # a bot waiting out its delay carries on; one due now moves at once
+    await room.finish_at_once(seat)
     return RedirectResponse(f"/r/{slug}", status_code=303)
