@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from collections.abc import Mapping
 from typing import Any
 
 from app import rules
@@ -20,7 +21,7 @@ def preset_names() -> list[str]:
     return list(PRESETS)
 
 
-def make_game(preset: str, players: int, dealer: int, options: dict[str, Any]) -> Game:
+def make_game(preset: str, players: int, dealer: int, options: Mapping[str, Any]) -> Game:
     opts: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in options.items()}
     return new_game(preset, players=players, dealer=dealer, **opts)
 

@@ -21,7 +21,7 @@ from app.rooms.commits import CommitWriter
 from app.rooms.lobby_sweep import LobbySweep, moment
 from app.rooms.news import Audience, News, Unheard
 from app.rooms.room import BOT_NAMES, MAX_NAME, Event, LiveRoom, Refused, Seat, clean_name
-from app.rooms.state import DEFAULT_TURN_SECONDS, RoomStatus
+from app.rooms.state import DEFAULT_TURN_SECONDS, RoomState, RoomStatus
 from app.rooms.sync import RoomSync, load_room, read_room
 from app.rooms.tokens import new_slug, new_token, seat_secrets
 from app.rules.text import Text, text_of
@@ -185,8 +185,7 @@ class RoomManager:
         """A live room from a stored snapshot (no database call: the snapshot has it all)."""
         row, seats, events = snap.row, snap.seats, snap.events
         assert row.id is not None
-        room = LiveRoom(
-            self,
+        state = RoomState(
             room_id=row.id,
             slug=row.slug,
             preset=row.preset,
@@ -198,11 +197,13 @@ class RoomManager:
             seats=[
                 Seat(s.seat, s.name, s.token_hash, s.is_bot, s.bot_controlled, s.code_hash) for s in seats
             ],
+            turn_started=self.clock.now(),
         )
-        room.state.rebuild_game([(e.seat, e.kind, dict(e.payload)) for e in events])
+        state.rebuild_game([(e.seat, e.kind, dict(e.payload)) for e in events])
         if events:  # the current turn started when its version was committed
             at = events[-1].at
-            room.state.turn_started = (at if at.tzinfo else at.replace(tzinfo=UTC)).timestamp()
+            state.turn_started = (at if at.tzinfo else at.replace(tzinfo=UTC)).timestamp()
+        room = LiveRoom(self, state)
         room.chat.restore([ChatLine(r.kind, r.seat, r.name, r.text, r.at) for r in snap.chat])
         return room
 
@@ -390,8 +391,7 @@ class RoomManager:
         async with self._create_lock:
             slug, room_id = await asyncio.to_thread(store_room)  # off the event loop
             version = len(created)
-            room = LiveRoom(
-                self,
+            state = RoomState(
                 room_id=room_id,
                 slug=slug,
                 preset=preset,
@@ -401,12 +401,14 @@ class RoomManager:
                 version=version,
                 host=0,
                 seats=seat_rows,
+                turn_started=self.clock.now(),
             )
-            room.state.club_table = table
-            room.state.deck_key = deck_key
-            room.state.turn_seconds = turn_seconds
+            state.club_table = table
+            state.deck_key = deck_key
+            state.turn_seconds = turn_seconds
             for _seat, kind, payload in created:
-                room.state.bot_levels.note(kind, payload)
+                state.bot_levels.note(kind, payload)
+            room = LiveRoom(self, state)
             self.rooms[slug] = room
         self.warm_bots(levels)
         return room, token

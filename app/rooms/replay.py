@@ -8,6 +8,7 @@ layer refuses the rest).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -55,7 +56,7 @@ class GameStory:
         return self.game.deal_log
 
 
-def build_stories(preset: str, options: dict[str, Any], events: list[StoredEvent]) -> list[GameStory]:
+def build_stories(preset: str, options: Mapping[str, Any], events: list[StoredEvent]) -> list[GameStory]:
     """Every game played in a room, oldest first, each with one step per deal and action."""
     stories: list[GameStory] = []
     story: GameStory | None = None

@@ -22,7 +22,7 @@ message is parsed once (`messages.parse_message`) and dispatched here.
 from __future__ import annotations
 
 import threading
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from app.parsing import BadFrame
 from app.rooms import engine
@@ -60,7 +60,7 @@ from app.rooms.presence import Presence
 from app.rooms.presence_updates import PresenceCoalescer
 from app.rooms.seat_changes import SeatChanges
 from app.rooms.seats import BOT_NAMES, MAX_NAME, Refused, Seat, SeatStatus, clean_name
-from app.rooms.state import RoomState, RoomStatus
+from app.rooms.state import RoomState, RoomStatus, RoomView
 from app.rooms.talk import Talk
 from app.rooms.timers import Timers
 from app.rooms.turns import Turns
@@ -77,24 +77,17 @@ ALREADY_RECEIVED = Text("That action was already received; it was not applied tw
 
 
 class LiveRoom:
-    def __init__(
-        self,
-        manager: RoomHost[LiveRoom],
-        *,
-        room_id: int,
-        slug: str,
-        preset: str,
-        options: dict[str, Any],
-        capacity: int,
-        status: str,
-        version: int,
-        host: int,
-        seats: list[Seat],
-    ) -> None:
+    """A live room: its state and the collaborators that change it.
+
+    `state` is for reading (a `RoomView`): callers outside app/rooms (the web, the club, web
+    push, tests, benches) never change it; they talk to the room through its messages (`join`,
+    `act`, `start`, `finish_at_once`, `handle` for a client's message, ...), each checked,
+    committed and only then applied. The collaborators the room hands its `RoomState` write it,
+    and the manager and `sync` build it from the database."""
+
+    def __init__(self, manager: RoomHost[LiveRoom], state: RoomState) -> None:
         self.manager = manager
-        self.state = state = RoomState(room_id=room_id, slug=slug, preset=preset, options=options,
-                                       capacity=capacity, status=status, version=version, host=host,
-                                       seats=seats, turn_started=manager.clock.now())
+        self._state = state
         self.presence = Presence(state, manager)
         self.herald = Herald(state, self.presence.readers, lambda news: manager.publish(self, news))
         # Seats coming and going are shown to everybody, a burst of them at a bounded rate
@@ -110,6 +103,11 @@ class LiveRoom:
         self.seen_actions = SeenActions()
 
     # ------------------------------------------------------------------ state
+
+    @property
+    def state(self) -> RoomView:
+        """What the room holds, to read (see the class's docstring)."""
+        return self._state
 
     @property
     def state_lock(self) -> threading.Lock:
@@ -130,7 +128,7 @@ class LiveRoom:
 
     def adopt(self, fresh: LiveRoom) -> None:
         """Take over the stored state of `fresh` (this room rebuilt from the database)."""
-        self.state.adopt(fresh.state)
+        self._state.adopt(fresh._state)
         self.presence.reseat()
 
     @property
@@ -243,7 +241,7 @@ class LiveRoom:
         """`seat`, out of the game with only bots left in it, asks them to finish it at once
         (`RoomState.hurry_for`): a deal waiting out its pause is dealt now, and a bot waiting
         out its delay moves. The caller checked that `seat` may ask."""
-        self.state.hurry_for = seat
+        self._state.hurry_for = seat
         g = self.state.game
         if g is not None and g.phase == "waiting":  # in the pause after a deal: deal on now
             await self.deal_next(None, by=seat)

@@ -102,7 +102,7 @@ def catch_up_locked(room: LiveRoom) -> bool:
 def apply_above(room: LiveRoom, snap: RoomSnapshot) -> bool:
     """Apply a snapshot's events (those above `room.state.version`) to the room; False (and nothing
     changed) when they do not follow on from it: the caller then rebuilds the room."""
-    state = room.state
+    state = room._state  # its own package writes what the log says (callers read `room.state`)
     row, seats, events = snap.row, snap.seats, snap.events
     if not events or events[0].seq != state.version + 1 or events[-1].seq != row.version:
         return False
