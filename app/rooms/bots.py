@@ -36,13 +36,21 @@ def bot_request(state: RoomState, seat: int, level: str | None = None) -> BotReq
     return BotRequest.for_seat(state.game, seat, kind, state.rng.randrange(2**31))
 
 
+class Race(Protocol):
+    """How the room's last change went (the room's `RoomChanges`)."""
+
+    @property
+    def moved_elsewhere(self) -> bool:
+        """It lost the version race to another process (that process carries the bots on)."""
+        ...
+
+
 class Bots:
-    def __init__(self, state: RoomState, thinking: Thinking, play: Play,
-                 moved_elsewhere: Callable[[], bool]) -> None:
+    def __init__(self, state: RoomState, thinking: Thinking, play: Play, race: Race) -> None:
         self.state = state
         self.thinking = thinking
         self.play = play  # the action path, as a bot (it refuses a stale move)
-        self.moved_elsewhere = moved_elsewhere  # the room's last change lost the race to another process
+        self.race = race
         self.task: asyncio.Task[None] | None = None
 
     def seat(self) -> int | None:
@@ -88,7 +96,7 @@ class Bots:
             await self.play(seat, action, version)
         except Refused as refused:
             log.info("room %s: bot move refused: %s", state.id, refused)
-            if self.moved_elsewhere():  # lost the race to another process: it carries the bots on
+            if self.race.moved_elsewhere:  # lost the race to another process: it carries the bots on
                 self._done()
                 return
         self._done()

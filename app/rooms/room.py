@@ -29,7 +29,7 @@ from app.rooms import engine
 from app.rooms.actions import RoomActions
 from app.rooms.bots import Bots
 from app.rooms.changes import Change, RoomChanges
-from app.rooms.chat import ChatLog, ChatRefused
+from app.rooms.chat import ChatLine, ChatLog, ChatRefused
 from app.rooms.clock import Clock
 from app.rooms.dealing import Dealer
 from app.rooms.herald import Herald
@@ -55,7 +55,7 @@ from app.rooms.messages import (
     Unreadable,
     parse_message,
 )
-from app.rooms.news import NewsKind, Reader
+from app.rooms.news import News, NewsKind, Reader
 from app.rooms.presence import Presence
 from app.rooms.presence_updates import PresenceCoalescer
 from app.rooms.seat_changes import SeatChanges
@@ -89,17 +89,17 @@ class LiveRoom:
         self.manager = manager
         self._state = state
         self.presence = Presence(state, manager)
-        self.herald = Herald(state, self.presence.readers, lambda news: manager.publish(self, news))
+        self.herald = Herald(state, self.presence.readers, self._to_audience)
         # Seats coming and going are shown to everybody, a burst of them at a bounded rate
         self.presence_updates = PresenceCoalescer(self.show_presence)
         self.changes = RoomChanges(state, _Site(self))
         dealer = Dealer(state, manager)
         self.actions = RoomActions(state, self.changes, self.presence, dealer, manager)
         self.seat_changes = SeatChanges(state, self.changes, self.presence, dealer, self.herald)
-        self.turns = Turns(state, self.changes, self.presence, dealer, manager, manager)
-        self.bots = Bots(state, manager, self._bot_plays, lambda: self.changes.moved_elsewhere)
+        self.turns = Turns(state, self.changes, self.presence, dealer, manager)
+        self.bots = Bots(state, manager, self._bot_plays, self.changes)
         self.timers = Timers(state, self.turns, self.presence, manager, show=self.herald.table_changed)
-        self.talk = Talk(state, self.herald, lambda line: manager.save_chat(self, line))
+        self.talk = Talk(state, self.herald, self._save_chat)
         self.seen_actions = SeenActions()
 
     # ------------------------------------------------------------------ state
@@ -193,6 +193,10 @@ class LiveRoom:
     def tell(self, conn: Reader, message: str, level: str = "error", *, with_table: bool = True) -> None:
         self.herald.tell(conn, message, level, with_table=with_table)
 
+    def _to_audience(self, news: News) -> None:
+        """The herald's news, to the room's audience (through its host)."""
+        self.manager.publish(self, news)
+
     # ------------------------------------------------------------------ what players and hosts do
 
     async def join(self, name: str) -> tuple[int, str]:
@@ -255,6 +259,10 @@ class LiveRoom:
 
     async def say(self, conn: Reader, raw: object) -> None:
         await self.talk.say(conn, raw)
+
+    def _save_chat(self, line: ChatLine) -> None:
+        """Store one line of talk with the room (blocking: `talk` calls it off the event loop)."""
+        self.manager.save_chat(self, line)
 
     # ------------------------------------------------------------------ bots and timers
 

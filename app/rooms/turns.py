@@ -7,6 +7,7 @@ others do nothing."""
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Protocol
 
 from app.rooms import engine
 from app.rooms.bots import Thinking, bot_request
@@ -22,17 +23,19 @@ from app.rules.text import Text
 TIMEOUTS_BEFORE_BOT = 2  # timeouts in a row after which a bot plays the seat until its player acts
 
 
+class TurnsHost(Timing, Thinking, Protocol):
+    """What the turns need from the room's host: its clock and timings, and where bots think
+    (a timed-out seat's move)."""
+
+
 class Turns:
     def __init__(self, state: RoomState, changes: RoomChanges, presence: Presence, dealer: Dealer,
-                 timing: Timing, thinking: Thinking) -> None:
+                 host: TurnsHost) -> None:
         self.state = state
         self.changes = changes
         self.presence = presence
         self.dealer = dealer
-        self.timing = timing
-        self.thinking = thinking
-
-
+        self.host = host
 
     def turn_deadline(self) -> float | None:
         """When the seat to act runs out of time (None: no timer runs now)."""
@@ -49,7 +52,7 @@ class Turns:
         g = self.state.game
         if g is None or self.state.status != RoomStatus.PLAYING or g.over or g.phase != "waiting":
             return None
-        return self.state.turn_started + (0.0 if self.state.hurried() else self.timing.deal_pause)
+        return self.state.turn_started + (0.0 if self.state.hurried() else self.host.deal_pause)
 
     async def expire_turn(self, seen: int) -> str | None:
         """The seat to act ran out of time at version `seen`: a bot makes that one move. After
@@ -61,16 +64,16 @@ class Turns:
         chosen: str | None = None
         g = self.state.game
         deadline = self.turn_deadline()
-        due = deadline is not None and self.timing.clock.now() >= deadline
+        due = deadline is not None and self.host.clock.now() >= deadline
         if due and seen == self.state.version and g is not None and g.to_act is not None:
             request = bot_request(self.state, g.to_act, self.state.bot_levels.host)
-            chosen = (await self.thinking.decide_bot(request, 0.0)).action
+            chosen = (await self.host.decide_bot(request, 0.0)).action
 
         def fn() -> Change[str | None]:
             deadline = self.turn_deadline()
             if seen != self.state.version or deadline is None or self.state.game is None or self.state.game.to_act is None:
                 return Change(None)
-            if self.timing.clock.now() < deadline or chosen is None:
+            if self.host.clock.now() < deadline or chosen is None:
                 return Change(None)
             g = self.state.game.fork()
             assert g.to_act is not None
@@ -112,7 +115,7 @@ class Turns:
             due = self.deal_due()
             if due is None or (seen is not None and seen != self.state.version):
                 return Change(False)
-            if by is None and self.timing.clock.now() < due:
+            if by is None and self.host.clock.now() < due:
                 return Change(False)
             g = self.state.game.fork() if self.state.game is not None else None
             events = self.dealer.deal_on(g, pause=False)

@@ -4,6 +4,7 @@ is handed, without a manager, a database or a LiveRoom."""
 from __future__ import annotations
 
 import asyncio
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -221,7 +222,7 @@ async def test_a_bot_moves_when_its_seat_is_to_act_through_the_play_it_is_given(
     async def play(seat: int, action: str, seen: int) -> None:
         played.append((seat, action, seen))
 
-    bots = Bots(state, Pool(state), play, lambda: False)
+    bots = Bots(state, Pool(state), play, SimpleNamespace(moved_elsewhere=False))
     to_act = state.game.to_act
     assert to_act is not None and bots.seat() == to_act
     bots.schedule()
