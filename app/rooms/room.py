@@ -80,10 +80,11 @@ class LiveRoom:
     """A live room: its state and the collaborators that change it.
 
     `state` is for reading (a `RoomView`): callers outside app/rooms (the web, the club, web
-    push, tests, benches) never change it; they talk to the room through its messages (`join`,
-    `act`, `start`, `finish_at_once`, `handle` for a client's message, ...), each checked,
-    committed and only then applied. The collaborators the room hands its `RoomState` write it,
-    and the manager and `sync` build it from the database."""
+    push) never change it; they talk to the room through its messages (`join`, `act`, `start`,
+    `finish_at_once`, `handle` for a client's message, ...), each checked, committed and only
+    then applied. The collaborators the room hands its `RoomState` write it, and the manager and
+    `sync` build it from the database. (A test or bench that sets a state up through
+    `room.state` says so where it does.)"""
 
     def __init__(self, manager: RoomHost[LiveRoom], state: RoomState) -> None:
         self.manager = manager
