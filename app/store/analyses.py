@@ -42,9 +42,9 @@ def get_analysis(session: Session, *, game_key: str) -> GameAnalysis | None:
 
 
 def add_analysis(session: Session, *, game_key: str, visitor: str | None, total: int) -> GameAnalysis:
-    """A new run's row (waiting for its turn). Raises IntegrityError (at the commit) when the game
-    has a row already: another request started first."""
-    row = GameAnalysis(game_key=game_key, status=WAITING, total=total, visitor=visitor)
+    """A new run's row (running: `beat` says when it waits for its turn). Raises IntegrityError (at
+    the commit) when the game has a row already: another request started first."""
+    row = GameAnalysis(game_key=game_key, status=RUNNING, total=total, visitor=visitor)
     session.add(row)
     session.flush()
     return row
@@ -59,7 +59,7 @@ def take_over(session: Session, *, game_key: str, visitor: str | None, total: in
         .where(GameAnalysis.game_key == game_key)  # type: ignore[arg-type]
         .where(or_(GameAnalysis.status == FAILED,  # type: ignore[arg-type]
                    GameAnalysis.status.in_(ACTIVE) & (GameAnalysis.updated_at < quiet_since)))  # type: ignore[attr-defined]
-        .values(status=WAITING, done=0, total=total, visitor=visitor, result=None, started_at=now, updated_at=now)
+        .values(status=RUNNING, done=0, total=total, visitor=visitor, result=None, started_at=now, updated_at=now)
     )
     return bool(changed.rowcount)  # type: ignore[attr-defined]
 
