@@ -18,8 +18,10 @@ secret before it asks (`app.web.table.analysis`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -86,7 +88,25 @@ class Analyses:
         self.beat_every = beat_every
         self._turns = asyncio.Semaphore(at_once)
         self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._starting: dict[str, tuple[asyncio.Lock, int]] = {}  # a game's requests to start, one at a time
         self._stopped = False
+
+    @contextlib.asynccontextmanager
+    async def starting(self, key: str) -> AsyncIterator[None]:
+        """Requests to start the same game's analysis, one after the other in this process: the
+        second finds the first one's run (and is not refused for the visitor's limits meanwhile).
+        Across processes the row decides (`claim`)."""
+        lock, users = self._starting.get(key, (asyncio.Lock(), 0))
+        self._starting[key] = (lock, users + 1)
+        try:
+            async with lock:
+                yield
+        finally:
+            lock, users = self._starting[key]
+            if users == 1:
+                del self._starting[key]
+            else:
+                self._starting[key] = (lock, users - 1)
 
     # ------------------------------------------------------------------ asking (blocking: threads)
 

@@ -216,7 +216,12 @@ async def _start(request: Request, templates: Jinja2Templates, found: Analysed |
     if isinstance(found, Refusal):
         return _refused(request, templates, found, back=back)
     analyses = analyses_of(request.app)
-    at = step_of(found.story, step)
+    async with analyses.starting(found.key):
+        return await _start_one(request, templates, found, step_of(found.story, step))
+
+
+async def _start_one(request: Request, templates: Jinja2Templates, found: Analysed, at: int) -> Response:
+    analyses = analyses_of(request.app)
     state = await asyncio.to_thread(analyses.state, found.key)
     if state.status == "done" or state.active:
         return _fragment(request, templates, found, state, at)
@@ -242,7 +247,7 @@ async def _start(request: Request, templates: Jinja2Templates, found: Analysed |
     listed = await asyncio.to_thread(decisions, game)
     if await asyncio.to_thread(analyses.claim, found.key, visitor, len(listed)):
         analyses.run(found.key, game.ruleset, listed)
-    else:  # another request started it a moment ago
+    else:  # another process started it a moment ago
         limits.give_back(visitor, address)
     state = await asyncio.to_thread(analyses.state, found.key)
     return _fragment(request, templates, found, state, at, cookie=cookie)
