@@ -52,7 +52,6 @@ class State:
     done: int = 0
     total: int = 0
     judged: tuple[Judged, ...] = ()
-    mine: bool = False  # started by the visitor asking
 
     @property
     def active(self) -> bool:
@@ -113,7 +112,7 @@ class Analyses:
     def quiet_since(self) -> datetime:
         return utc_now() - timedelta(seconds=self.quiet)
 
-    def state(self, key: str, visitor: str | None = None) -> State:
+    def state(self, key: str) -> State:
         """The game's analysis now (blocking: a database read)."""
         with session_scope(self.db) as session:
             row = store.get_analysis(session, game_key=key)
@@ -122,8 +121,7 @@ class Analyses:
             status = row.status
             if status in store.ACTIVE and _aware(row.updated_at) < self.quiet_since():
                 status = store.FAILED  # its process is gone: the next request starts it again
-            return State(status, row.done, row.total, judged_of(row.result) if status == store.DONE else (),
-                         mine=visitor is not None and row.visitor == visitor)
+            return State(status, row.done, row.total, judged_of(row.result) if status == store.DONE else ())
 
     def running_for(self, visitor: str) -> list[str]:
         """The games whose analysis `visitor` started and that are still on (blocking)."""
@@ -175,6 +173,9 @@ class Analyses:
         await asyncio.gather(*tasks, return_exceptions=True)
 
     async def _run(self, key: str, ruleset: Ruleset, decisions: list[Decision]) -> None:
+        # the row is touched all along (waiting for a turn, or a decision waiting for the bots),
+        # so that no other request takes a live run for a dead one
+        fresh = asyncio.get_running_loop().create_task(self._keep_fresh(key), name=f"analysis {key} lives")
         try:
             await self._take_turn(key)
             try:
@@ -186,22 +187,20 @@ class Analyses:
         except Exception:
             log.exception("the analysis of %s failed", key)
             await asyncio.to_thread(self._write, store.fail, game_key=key)
-
-    async def _take_turn(self, key: str) -> None:
-        """Wait for this process's turn to run, the row kept fresh meanwhile."""
-        if self._turns.locked():  # another run has it: this one says it waits
-            await asyncio.to_thread(self._write, store.beat, game_key=key, status=store.WAITING, done=0)
-        fresh = asyncio.get_running_loop().create_task(self._keep_fresh(key), name=f"analysis {key} waits")
-        try:
-            await self._turns.acquire()
         finally:
             fresh.cancel()
             await asyncio.gather(fresh, return_exceptions=True)
 
+    async def _take_turn(self, key: str) -> None:
+        """Wait for this process's turn to run (saying so when another run has it)."""
+        if self._turns.locked():
+            await asyncio.to_thread(self._write, store.beat, game_key=key, status=store.WAITING, done=0)
+        await self._turns.acquire()
+
     async def _keep_fresh(self, key: str) -> None:
         while True:
             await asyncio.sleep(max(0.5, self.quiet / 3))
-            await asyncio.to_thread(self._write, store.beat, game_key=key, status=store.WAITING, done=0)
+            await asyncio.to_thread(self._write, store.touch, game_key=key)
 
     async def _judge_all(self, key: str, ruleset: Ruleset, decisions: list[Decision]) -> None:
         await asyncio.to_thread(self._write, store.beat, game_key=key, status=store.RUNNING, done=0)

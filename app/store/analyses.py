@@ -70,6 +70,13 @@ def beat(session: Session, *, game_key: str, status: str, done: int) -> None:
                     .values(status=status, done=done, updated_at=utc_now()))
 
 
+def touch(session: Session, *, game_key: str) -> None:
+    """A run is alive (waiting for its turn, or for the bots to let it go on)."""
+    session.execute(update(GameAnalysis).where(GameAnalysis.game_key == game_key)  # type: ignore[arg-type]
+                    .where(GameAnalysis.status.in_(ACTIVE))  # type: ignore[attr-defined]
+                    .values(updated_at=utc_now()))
+
+
 def finish(session: Session, *, game_key: str, result: dict[str, Any]) -> None:
     session.execute(update(GameAnalysis).where(GameAnalysis.game_key == game_key)  # type: ignore[arg-type]
                     .values(status=DONE, done=GameAnalysis.total, result=result, updated_at=utc_now()))

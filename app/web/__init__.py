@@ -73,6 +73,7 @@ async def running(app: FastAPI) -> AsyncIterator[None]:
     practice.install(app)  # the panel of a practice player who is out
     await club_online.load_decks(app)  # duplicate nights' decks, before their tables deal again
     await manager.start()
+    analyses_of(app)  # (before any page is drawn in a thread)
     await club_online.catch_up(app)  # results of games that ended while the app was down
     watcher = asyncio.create_task(club_flow.watch(app))  # club rooms follow other processes
     try:

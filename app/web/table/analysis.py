@@ -24,6 +24,8 @@ import asyncio
 import hashlib
 import math
 import secrets
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Annotated, Any
 
@@ -141,14 +143,40 @@ def _room_game(manager: RoomManager, room: LiveRoom, humans: frozenset[str], gam
     return Analysed(room_key(room.id, story.number), story, names, f"/r/{room.slug}/analysis")
 
 
-def _file_game(manager: RoomManager, key: str, game: str | None) -> Analysed | Refusal:
-    text = None
-    if KEY.match(key):
+class _KeptFiles:
+    """The stories of the last few opened files asked about (a file is kept under the hash of its
+    text, so its stories never change): the progress is asked for every second, and reading a
+    whole night's file again each time would cost more than the analysis's own work here."""
+
+    def __init__(self, size: int = 4) -> None:
+        self.size = size
+        self._stories: OrderedDict[str, list[GameStory]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def stories(self, manager: RoomManager, key: str) -> list[GameStory] | None:
+        with self._lock:
+            if key in self._stories:
+                self._stories.move_to_end(key)
+                return self._stories[key]
         with session_scope(manager.db) as session:
             text = history_store.get_history(session, key=key)
-    if text is None:
+        if text is None:
+            return None
+        stories = file_stories(read_games(text))  # kept only once it read
+        with self._lock:
+            self._stories[key] = stories
+            while len(self._stories) > self.size:
+                self._stories.popitem(last=False)
+        return stories
+
+
+KEPT_FILES = _KeptFiles()
+
+
+def _file_game(manager: RoomManager, key: str, game: str | None) -> Analysed | Refusal:
+    stories = KEPT_FILES.stories(manager, key) if KEY.match(key) else None
+    if stories is None:
         return Refusal(OpenText.gone, 404)
-    stories = file_stories(read_games(text))  # kept only once it read
     number = _whole(game) or 1
     story = stories[min(max(number, 1), len(stories)) - 1]
     humans = frozenset(n for n in story.players if not n.endswith(BOT_SUFFIX))

@@ -6,6 +6,7 @@ the analysis fragment (`app.web.table.analysis`), so this module imports none of
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -64,12 +65,19 @@ class PlayerSummary:
     marks: dict[str, int]
 
 
+_MAKING = threading.Lock()
+
+
 def analyses_of(app: FastAPI) -> Analyses:
-    """The app's analyses (made on first use, with the rooms' bot pool)."""
+    """The app's analyses (made as the app starts, `app.web.running`, or on first use: pages are
+    drawn in threads), with the rooms' bot pool."""
     found: Analyses | None = getattr(app.state, "analyses", None)
     if found is None:
-        manager = manager_of(app)
-        found = app.state.analyses = Analyses(manager.db, manager.bot_pool)
+        with _MAKING:
+            found = getattr(app.state, "analyses", None)
+            if found is None:
+                manager = manager_of(app)
+                found = app.state.analyses = Analyses(manager.db, manager.bot_pool)
     return found
 
 
