@@ -91,3 +91,34 @@ def test_a_finished_game_is_analysed_on_a_phone_by_keyboard(server: str, browser
             wide.assert_clean()
         finally:
             laptop.close()
+
+
+@pytest.mark.parametrize("preset", ["vidivellir", "rassi"])  # long games; rassi's moves are words
+def test_an_opened_files_analysis_fits_a_phone_in_every_language(server: str, browser, preset: str) -> None:  # type: ignore[no-untyped-def]
+    """A history file opened on /replay is analysed too; its analysis (every mark, rassi's answers
+    and exchanges as words) never makes the page or its tables wider than a 360 px phone, in any
+    of the four languages, and passes axe."""
+    from app.rules.history_examples import example_text
+
+    checks = Checks(limit=360)
+    ctx = checks.watch(browser.new_context(**PHONE, locale="en-GB"))
+    try:
+        page = watch_page(ctx.new_page())
+        page.goto(server + "/replay")
+        page.fill("#text", example_text(preset))
+        page.locator("main form button[type=submit]").click()
+        page.wait_for_url("**/replay/*")
+        replay_url = page.url
+        page.locator("#analyse").click()
+        wait_page(page, DONE, what="the file's analysis done", timeout=180)
+        for lang in ("en", "da", "is", "fi"):
+            page.goto(f"{server}/language/{lang}?next=/")
+            page.goto(replay_url)
+            wait_page(page, DONE, what=f"the stored analysis in {lang}")
+            scrolling = page.evaluate("() => [...document.querySelectorAll('#analysis .tablewrap')]"
+                                      ".filter(w => w.scrollWidth > w.clientWidth).length")
+            assert scrolling == 0, f"a table of the analysis scrolls sideways in {lang}"
+            checks.look(page, f"an opened file's analysis ({preset}, {lang})")
+        checks.assert_clean()
+    finally:
+        ctx.close()
