@@ -14,7 +14,7 @@ import pytest
 
 from tests.e2e.page_checks import Checks
 from tests.e2e.test_replay_browser import LAPTOP, PHONE, finished_game
-from tests.waiting import wait_page, wait_selector, watch_page
+from tests.support.waiting import wait_page, wait_selector, watch_page
 
 pytestmark = pytest.mark.e2e
 

@@ -12,7 +12,7 @@ from app.rules.analysis import decisions
 from app.rules.history import read_games
 from app.rules.history_examples import example_text
 from app.store.db import make_engine, upgrade
-from tests.web.test_analysis_page import GatedPool
+from tests.web.table.test_analysis_page import GatedPool
 
 
 async def test_a_waiting_run_keeps_its_game_and_a_dead_one_is_started_again(tmp_path: Path) -> None:

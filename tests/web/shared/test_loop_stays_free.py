@@ -95,7 +95,7 @@ def test_a_room_answers_while_a_finished_game_is_analysed(client: Any) -> None:
     decision, in the bot pool's worker processes: the event loop only hands the decisions over
     and writes the progress (in threads), so a room's websocket answers as fast meanwhile."""
     from app.rooms.analyses import Analyses
-    from tests.web.test_analysis_page import HX, finished_room
+    from tests.web.table.test_analysis_page import HX, finished_room
 
     analyses = client.app.state.analyses = Analyses(client.app.state.engine, client.app.state.rooms.bot_pool,
                                                     worlds=96, seconds=None)

@@ -29,8 +29,8 @@ from app.store.db import session_scope
 from app.web.table.analysis_view import analyses_of
 from tests.conftest import make_settings
 from tests.web.club.helpers import bots_play
-from tests.web.test_replay import stored_events
-from tests.web.wsutil import CODE, close_all, create_room, hidden_cards
+from tests.web.table.test_replay import stored_events
+from tests.web.table.wsutil import CODE, close_all, create_room, hidden_cards
 
 HX = {"hx-request": "true", "origin": "http://testserver"}
 STATUS = re.compile(r'<section class="analysis[^"]*" id="analysis"[^>]*data-status="(\w+)"')
