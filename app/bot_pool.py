@@ -19,6 +19,10 @@ moves) and a seed; never the game, whose other hands and stock the worker must n
   of strong bots moves at the pace the pool would give them, so rooms full of them can not
   play at the heuristic bot's speed and crowd the server's loop.
   Bots other than ``strong`` think here too: they are as cheap as the fallback.
+* **Other work by pieces** (`job`): a long task that is not a bot's move (a finished game's
+  analysis, `app.rooms.analyses`) runs in the same workers one piece at a time; a piece starts
+  only while no bot is searching and is not counted as a search, so a room's bot waits behind
+  one piece at most and is never refused as busy for it.
 * ``start()`` (or the first decision) starts the workers, ``stop()`` ends them; use
   ``async with pool:`` in an app's lifespan.
 """
@@ -34,14 +38,16 @@ import time
 from collections.abc import Awaitable, Callable
 from concurrent.futures import BrokenExecutor, Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Self
+from typing import Any, Self, TypeVar
 
 from app.rules import PRESETS, Ruleset
 from app.rules.bots import BOTS, move_for_view
 from app.rules.outlook import prepare
 from app.rules.search import Budget
 
-__all__ = ["DEFAULT_BUDGET", "BotMove", "BotPool", "BotRequest", "default_workers", "warm_up"]
+__all__ = ["DEFAULT_BUDGET", "BotMove", "BotPool", "BotRequest", "PoolStopped", "default_workers", "warm_up"]
+
+T = TypeVar("T")
 
 log = logging.getLogger(__name__)
 
@@ -88,6 +94,10 @@ class BotMove:
     action: str
     by: str
     seconds: float = 0.0  # from the request to the move (the delay included)
+
+
+class PoolStopped(Exception):
+    """The pool is stopped (the app is shutting down): a `job` was not run."""
 
 
 @dataclass
@@ -203,6 +213,35 @@ class BotPool:
             return self._fallback(request, "failed", start)
         self.stats.searches += 1
         return self._done(action, "search", start)
+
+    # ------------------------------------------------------------------ other work
+
+    async def job(self, fn: Callable[..., T], /, *args: Any, yield_every: float = 0.02) -> T:
+        """``fn(*args)`` in a worker (``fn`` and its arguments picklable: the rules core's plain
+        data), once no bot is searching (looked at every ``yield_every`` seconds). Raises
+        `PoolStopped` if the pool is or gets stopped, and what ``fn`` raised."""
+        while True:
+            if self._stopped:
+                raise PoolStopped
+            if self._executor is None:
+                await self.start()
+            if not self._running:  # the rooms' bots go first
+                break
+            await asyncio.sleep(yield_every)
+        executor = self._executor
+        if executor is None:
+            raise PoolStopped
+        try:
+            future: Future[T] = executor.submit(fn, *args)
+        except RuntimeError as exc:  # shut down meanwhile, or a worker died
+            self._forget(executor)
+            raise PoolStopped from exc
+        try:
+            return await asyncio.wrap_future(future)
+        except BrokenExecutor as exc:
+            log.warning("a bot worker died during a job; the pool restarts")
+            self._forget(executor)
+            raise PoolStopped from exc
 
     def _forget(self, executor: ProcessPoolExecutor) -> None:
         """A broken pool is let go (its processes are gone); the next decision starts anew."""

@@ -79,6 +79,12 @@ class Settings(BaseSettings):
     new_rooms_total: int = Field(
         default=200, ge=1, description="Rooms all addresses together may make per 10 minutes."
     )
+    analyses_per_visitor: int = Field(
+        default=6, ge=1, description="Analyses one visitor (a device's cookie) may start per hour (stored ones are free).",
+    )
+    analyses_per_address: int = Field(
+        default=20, ge=1, description="Analyses one address may start per hour.",
+    )
     lobby_idle_minutes: float = Field(
         default=60, ge=0,
         description="A room that never started and that nobody has had open for this long is deleted "

@@ -154,6 +154,41 @@ async def test_a_late_search_gives_the_heuristic_move_and_the_delay_overlaps_the
         assert waited == [0.8, 0.5]
 
 
+async def test_a_job_runs_in_a_worker_after_the_bots_search_and_never_makes_a_bot_busy() -> None:
+    """Other work (a game's analysis, one decision at a time) runs in the workers too, off the
+    loop, but only once no bot is searching, and a bot asking meanwhile is not refused as busy."""
+    from app.bot_pool import PoolStopped
+    from app.rules.analysis import decisions, judge
+
+    game = game_with_a_choice()
+    request = request_for(game)
+    played = new_game("kurkku", players=3, seed=5, dealer=0)
+    bot = HeuristicBot(2)
+    while not played.over:
+        played.deal() if played.to_act is None else played.apply(bot.choose(played))
+    decision = decisions(played)[0]
+    async with BotPool(workers=1, budget=LONG, grace=600.0, warm=False) as pool:
+        search = asyncio.create_task(pool.decide(request))
+        while pool.busy == 0:
+            await asyncio.sleep(0)
+        job = asyncio.create_task(pool.job(judge, played.ruleset, decision, 1, 400))
+        await asyncio.sleep(0.05)
+        assert not job.done() and pool.busy == 1  # waiting for the search, not counted as one
+        judged = await job
+        assert search.done() and (await search).by == "search"  # the search went first
+        assert judged == judge(played.ruleset, decision, 1, 400)  # the worker's answer is the judgement
+        ticks = 0
+        job = asyncio.create_task(pool.job(judge, played.ruleset, decision, 1, 400))
+        bot_move = await pool.decide(request_for(game, kind="strong"))  # asked while the job runs
+        assert bot_move.by == "search"
+        while not job.done():
+            ticks += 1
+            await asyncio.sleep(0.001)
+        assert job.result() == judged and ticks >= 5
+    with pytest.raises(PoolStopped):
+        await pool.job(judge, played.ruleset, decision, 1, 4)
+
+
 async def test_a_stopped_pool_answers_with_the_fallback_and_leaves_no_process() -> None:
     game = game_with_a_choice()
     request = request_for(game)

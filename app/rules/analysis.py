@@ -11,11 +11,16 @@ move's, in hundredths of that scale ("place points": 100 = from certain first to
 Marks (fixed thresholds, in place points): inaccuracy from 3, mistake from 8, blunder from 20.
 The search is random (the worlds sampled): `bench/analysis_bench.py` shows how stable the marks
 are over two runs.
+
+`decisions(game)` lists what is to be judged (each with the seat's view only) and `judge` judges
+one: plain data in and out, so that a server can judge a game's decisions one by one in its bot
+workers (`app.rooms.analyses`) and say how far it has got; `analyse` does the same in one go.
 """
 
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -75,9 +80,10 @@ def _value(world: Game, me: int, look: Outlook) -> float:
 
 
 def evaluate(ruleset: Ruleset, view: dict[str, Any], played: str, seed: int, worlds: int = 48,
-             limit: int = 10) -> tuple[str, float, dict[str, float]]:
+             limit: int = 10, seconds: float | None = None) -> tuple[str, float, dict[str, float]]:
     """(best move, cost of `played` in place points, each candidate's mean) for the seat whose
-    `view` this is; a forced move costs nothing."""
+    `view` this is; a forced move costs nothing. `seconds`: no new world after that much
+    wall-clock time (at least one world is played out)."""
     texts: list[str] = list(view.get("legal") or [])
     if len(texts) <= 1:
         return played, 0.0, {}
@@ -97,7 +103,10 @@ def evaluate(ruleset: Ruleset, view: dict[str, Any], played: str, seed: int, wor
     rng = random.Random(seed)
     sums = [0.0] * len(cands)
     n = 0
+    stop = time.perf_counter() + seconds if seconds is not None else None
     for _ in range(worlds):
+        if stop is not None and n and time.perf_counter() >= stop:
+            break
         world = sample_world(know, rng)
         if world is None:
             break
@@ -115,21 +124,49 @@ def evaluate(ruleset: Ruleset, view: dict[str, Any], played: str, seed: int, wor
     return best, max(0.0, 100.0 * (means[best] - means[played])), means
 
 
-def analyse(game: Game, seed: int = 0, worlds: int = 48) -> list[Judged]:
-    """Every decision of a game (replayed from its log) judged from its seat's view."""
+@dataclass(frozen=True)
+class Decision:
+    """A decision to judge: the seat's view just before it moved (nothing of the other hands) and
+    the move it played; `step` is its index in the game's log (the replay's step)."""
+
+    step: int
+    seat: int
+    deal_no: int
+    view: dict[str, Any]
+    played: str
+
+
+def decisions(game: Game) -> list[Decision]:
+    """The decisions of a game (replayed from its log) that had a choice: a forced move is not judged."""
     replay = Game(game.ruleset, game.players, dealer=game.first_dealer)
-    out: list[Judged] = []
+    out: list[Decision] = []
     for step, entry in enumerate(game.log):
         if "deal" in entry:
             replay.deal(hands=entry["deal"]["hands"], stock=entry["deal"]["stock"])
             continue
         seat, played = int(entry["seat"]), str(entry["action"])
         view = replay.view(seat)
-        best, cost, values = evaluate(game.ruleset, view, played, seed * 100_003 + step, worlds)
-        if values:
-            out.append(Judged(step, seat, replay.deal_no, played, best, round(cost, 2), mark_of(cost), values))
+        if len(view.get("legal") or []) > 1:
+            out.append(Decision(step, seat, replay.deal_no, view, played))
         replay.apply(played, seat=seat)
     return out
+
+
+def judge(ruleset: Ruleset, decision: Decision, seed: int = 0, worlds: int = 48,
+          seconds: float | None = None) -> Judged | None:
+    """One decision judged (None when no world could be sampled); the same seed as `analyse` uses."""
+    best, cost, values = evaluate(ruleset, decision.view, decision.played, seed * 100_003 + decision.step,
+                                  worlds, seconds=seconds)
+    if not values:
+        return None
+    return Judged(decision.step, decision.seat, decision.deal_no, decision.played, best, round(cost, 2),
+                  mark_of(cost), values)
+
+
+def analyse(game: Game, seed: int = 0, worlds: int = 48) -> list[Judged]:
+    """Every decision of a game (replayed from its log) judged from its seat's view."""
+    judged = (judge(game.ruleset, d, seed, worlds) for d in decisions(game))
+    return [j for j in judged if j is not None]
 
 
 def summarise(judged: Sequence[Judged], players: int) -> list[Summary]:

@@ -28,7 +28,17 @@ from app.web.shared.language import ReaderLanguage
 from app.web.shared.language import router as language_router
 from app.web.shared.path_params import path_params_in_shape
 from app.web.state import manager_of, templates_of
-from app.web.table import history_files, open_history, pages, practice, rejoin, replay, websocket
+from app.web.table import (
+    analysis,
+    history_files,
+    open_history,
+    pages,
+    practice,
+    rejoin,
+    replay,
+    websocket,
+)
+from app.web.table.analysis_view import analyses_of
 
 
 def install(app: FastAPI) -> None:
@@ -49,6 +59,7 @@ def install(app: FastAPI) -> None:
     app.include_router(replay.router)
     app.include_router(history_files.router)
     app.include_router(open_history.router)
+    app.include_router(analysis.router)
     app.include_router(club_router)
     app.include_router(device_shell.router)
     app.include_router(device_push.router)
@@ -62,6 +73,7 @@ async def running(app: FastAPI) -> AsyncIterator[None]:
     practice.install(app)  # the panel of a practice player who is out
     await club_online.load_decks(app)  # duplicate nights' decks, before their tables deal again
     await manager.start()
+    analyses_of(app)  # (before any page is drawn in a thread)
     await club_online.catch_up(app)  # results of games that ended while the app was down
     watcher = asyncio.create_task(club_flow.watch(app))  # club rooms follow other processes
     try:
@@ -70,6 +82,7 @@ async def running(app: FastAPI) -> AsyncIterator[None]:
         watcher.cancel()
         await asyncio.gather(watcher, return_exceptions=True)
         await club_online.stop(app)
+        await analyses_of(app).stop()  # (before the rooms' bot pool stops)
         await manager.stop()
         await push_service.stop(app)
         await websocket.memory_of(app).stop()

@@ -5,7 +5,12 @@
 // templates/table/replay.html). A key pressed, or a step link clicked, while a step is still
 // loading waits its turn and then follows the link of the step shown by then: three quick
 // presses of → move three steps. After each step in place the page's live region says where
-// the replay is (deal, move, step), as a new page was read before.
+// the replay is (deal, move, the analysis of the move once there is one, step), as a new page
+// was read before.
+//
+// The analysis section (templates/table/_analysis.html) replaces itself: after "Analyse" the
+// focus, whose button is gone, goes to its heading, and the live region says when the analysis
+// starts (or is refused) and when it is done, not each second of its progress.
 (function () {
   "use strict";
   var keys = { ArrowLeft: "prev", ArrowRight: "next", ArrowUp: "prev-trick", ArrowDown: "next-trick",
@@ -43,7 +48,8 @@
     var region = document.getElementById("announce");
     var step = document.getElementById("replay-step");
     if (!region || !step) return;
-    var parts = [step.querySelector("h2"), step.querySelector(".what"), document.querySelector("#replay .where")];
+    var parts = [step.querySelector("h2"), step.querySelector(".what"), step.querySelector(".verdict p"),
+                 document.querySelector("#replay .where")];
     region.textContent = "";
     region.textContent = parts.filter(Boolean).map(function (el) { return el.textContent.trim(); }).join(". ");
   }
@@ -78,14 +84,45 @@
     waiting.push(link.getAttribute("data-nav"));
   }, true);
 
+  // the analysis asking for its own progress (or being started) is no step
+  function analysisOwn(elt) {
+    return !!(elt && elt.closest && (elt.id === "analysis" || elt.closest("#analysis form")));
+  }
+
   document.addEventListener("htmx:before:request", function (event) {
-    if (event.target.closest && event.target.closest("#replay")) loading = true;
+    if (event.target.closest && event.target.closest("#replay") && !analysisOwn(event.target)) loading = true;
   });
   document.addEventListener("htmx:after:settle", function (event) {
     if (event.target.id === "replay") announce();
   });
   // once per request, swapped or failed (htmx says it on the document when the link that asked
   // was swapped away): the next step asked for may go
-  document.addEventListener("htmx:finally:request", stepDone);
+  document.addEventListener("htmx:finally:request", function (event) {
+    if (!analysisOwn(event.target)) stepDone();
+  });
   document.addEventListener("htmx:before:history:restore", function () { waiting = []; });
+
+  var analysisAsked = false;  // "Analyse" was pressed: its answer takes the focus
+  var analysisSaid = null;    // the analysis's status the live region said last
+  document.addEventListener("click", function (event) {
+    if (event.target.closest && event.target.closest("#analyse")) analysisAsked = true;
+  });
+  document.addEventListener("htmx:after:settle", function (event) {
+    var section = event.target;
+    if (!section || section.id !== "analysis") return;
+    if (analysisAsked) {
+      analysisAsked = false;
+      var heading = document.getElementById("analysis-title");
+      if (heading && !section.contains(document.activeElement)) heading.focus({ preventScroll: true });
+    }
+    var status = section.getAttribute("data-status");
+    if (status === analysisSaid) return;
+    analysisSaid = status;
+    var line = section.querySelector(".form-error, .status-line");
+    var region = document.getElementById("announce");
+    if (line && region) {
+      region.textContent = "";
+      region.textContent = line.textContent.replace(/\s+/g, " ").trim();
+    }
+  });
 })();

@@ -48,6 +48,7 @@ DATA_CODE = re.compile(r'data-code="([^"]+)"')
 DATA_CARD = re.compile(r'data-card="([^"]+)"')
 TURN = re.compile(r'<section id="table"[^>]* data-to-act="(\d+)"')  # the seat whose turn it is
 ME = re.compile(r'<section id="table"[^>]* data-me="(\d+)"')  # the page's own seat
+SEQ = re.compile(r'<section id="table"[^>]* data-seq="(\d+)"')  # the table's seq
 SCORE = re.compile(r'<b>(-?\d+)</b><span class="sr-only"> penalty points')
 
 
@@ -318,6 +319,8 @@ class SeatClient:
         self.frames: list[dict[str, Any]] = []
         self.table: dict[str, Any] | None = None
         self.tables: list[dict[str, Any]] = []  # every whole table it showed, in order
+        # the seq of the table its own move was last shown for (a whole table, or its private frame)
+        self.own_seq = -1
         self.close_code: int | None = None
         self.ws: ClientConnection | None = None
         self._reader: asyncio.Task[None] | None = None
@@ -360,10 +363,13 @@ class SeatClient:
                 if frame.get("kind") == "table":
                     self.table = frame
                     self.tables.append(frame)
+                    self.own_seq = int(frame["seq"])
                 elif frame.get("kind") in ("fragments", "private") and self.table is not None:
                     try:  # as the page does: the changes, or a sync when they start elsewhere
                         self.table = {"kind": "table", "version": frame.get("version", self.table["version"]),
                                       "content": apply(str(self.table["content"]), frame)}
+                        if frame["kind"] == "private":
+                            self.own_seq = int(frame["seq"])
                         if frame["kind"] == "private" and self.tables:
                             self.tables[-1] = self.table  # (the seat's own part of the same table)
                         else:
@@ -481,18 +487,27 @@ async def start_game(clients: list[SeatClient]) -> None:
     await asyncio.gather(*(c.wait_version(before) for c in clients))
 
 
-def settled(clients: list[SeatClient]) -> bool:
+def settled(clients: list[SeatClient], *, own: bool = True) -> bool:
     """Each seat's page shows its own move for the table it shows: only the seat whose turn it is
-    (the section's data-to-act; clients in seat order) offers actions."""
+    (the section's data-to-act; clients in seat order) offers actions, and (`own`) that seat's
+    own move came for the table it shows (a seat that moved and leads again still shows its last
+    move until its private frame comes)."""
     turn = TURN.findall(clients[0].content)
     acting = [i for i, c in enumerate(clients) if c.offered_actions()]
-    return acting == [int(turn[0])] if turn else not acting
+    if not turn:
+        return not acting
+    mover = clients[int(turn[0])] if int(turn[0]) < len(clients) else None
+    fresh = not own or (mover is not None and mover.own_seq == int(SEQ.findall(mover.content)[0]))
+    return acting == [int(turn[0])] and fresh
 
 
-async def settle(clients: list[SeatClient], timeout: float = 15.0) -> None:
-    """Wait until each page shows its own move for the table it shows (`settled`)."""
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not settled(clients) and asyncio.get_running_loop().time() < deadline:
+async def settle(clients: list[SeatClient], timeout: float = 15.0, own_within: float = 2.0) -> None:
+    """Wait until each page shows its own move for the table it shows (`settled`); a table change
+    that brings the seat to act no move of its own (someone came or went) leaves its move as it
+    was: after `own_within` seconds that is taken as settled too."""
+    loop = asyncio.get_running_loop()
+    deadline, own_until = loop.time() + timeout, loop.time() + own_within
+    while not settled(clients, own=loop.time() < own_until) and loop.time() < deadline:
         await asyncio.sleep(0.01)
 
 

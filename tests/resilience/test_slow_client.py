@@ -8,7 +8,14 @@ import socket
 import time
 
 from app.web.table.hub import TOO_SLOW_REASON
-from tests.resilience.conftest import all_at, play_step, raw_websocket, seat_three, start_game
+from tests.resilience.conftest import (
+    all_at,
+    play_step,
+    raw_websocket,
+    seat_three,
+    settle,
+    start_game,
+)
 
 DROPPED = "dropping slow connection"
 
@@ -36,6 +43,7 @@ async def test_a_client_that_stops_reading_is_dropped_and_never_delays_the_other
                 break
             top = max(c.version for c in clients)
             await all_at(clients, top)
+            await settle(clients)  # (the seat's own move comes right after the table's change)
             actor = next((c for c in clients if c.offered_actions()), None)
             if actor is None:  # game over: a rematch (everybody says yes) keeps the table busy
                 for c in clients:
@@ -50,7 +58,10 @@ async def test_a_client_that_stops_reading_is_dropped_and_never_delays_the_other
         stuck.close()
 
     assert dropped_after is not None, "the stuck client was never dropped:\n" + server.log_tail()
-    assert dropped_after < 15, dropped_after
+    # (how soon depends on bytes, not frames: the kernel's buffers take what the reader does not,
+    # and a frame first stalls once they are full; the table's frames are a few hundred bytes, so
+    # at this test's pace that is 5-10 s, and then 5 s of stall)
+    assert dropped_after < 30, dropped_after
     latencies.sort()
     p99 = latencies[int(0.99 * (len(latencies) - 1))]
     # Every step is a full round trip through rules, database and three pushes; a stuck

@@ -4,8 +4,12 @@ decisions are each judged from the seat's own view."""
 
 from __future__ import annotations
 
+import json
+import re
+
 from app.rules import new_game
 from app.rules.analysis import BLUNDER, analyse, evaluate, mark_of, summarise
+from app.rules.game import Game
 from tests.rules.test_history import played
 
 # gurka-night, two cards each: seat 1 (forhånd) holds a joker and the 2 of clubs. Leading the joker
@@ -58,3 +62,40 @@ def test_a_whole_game_is_judged_decision_by_decision() -> None:
     assert all(j.best in j.values and j.played in j.values for j in judged)
     summary = summarise(judged, 3)
     assert sum(s.decisions for s in summary) == len(judged)
+
+
+def test_decisions_judged_one_by_one_equal_the_whole_analysis() -> None:
+    """What a server's bot workers do (one decision at a time, plain data in and out, picklable)
+    gives the same judgement as `analyse`, and a decision carries its seat's view only."""
+    import pickle
+
+    from app.rules.analysis import decisions, judge
+
+    game = played("gurka-night", 3, 4)
+    listed = decisions(game)
+    assert listed and all(len(d.view["legal"]) > 1 for d in listed)
+    replay = Game(game.ruleset, game.players, dealer=game.first_dealer)  # to know the hidden hands
+    by_step = {d.step: d for d in listed}
+    for step, entry in enumerate(game.log):
+        if "deal" in entry:
+            replay.deal(hands=entry["deal"]["hands"], stock=entry["deal"]["stock"])
+            continue
+        if step in by_step:
+            d = by_step[step]
+            hidden = {c for seat, hand in enumerate(replay.hands) if seat != d.seat for c in hand}
+            hidden -= set(replay.hands[d.seat])  # (two decks: the same card may be in one's own hand)
+            assert d.seat == entry["seat"] and d.view["seat"] == d.seat and hidden
+            own = {k: d.view[k] for k in ("hand", "legal", "why_not", "trick", "gave", "exchange")}  # this deal's
+            assert not hidden & set(re.findall(r"\b(?:[2-9TJQKA][CDHS]|X\d)\b", json.dumps(own)))
+        replay.apply(entry["action"], seat=entry["seat"])
+    one_by_one = [pickle.loads(pickle.dumps(judge(game.ruleset, pickle.loads(pickle.dumps(d)), 3, 6)))
+                  for d in listed]
+    whole = analyse(game, seed=3, worlds=6)
+    assert [(j.step, j.best, j.cost, j.mark) for j in one_by_one if j is not None] == \
+        [(j.step, j.best, j.cost, j.mark) for j in whole]
+
+
+def test_a_time_limit_stops_sampling_but_plays_out_one_world_at_least() -> None:
+    game = scripted()
+    best, cost, values = evaluate(game.ruleset, game.view(1), "play 2C", seed=1, worlds=10_000, seconds=0.0)
+    assert best == "play X1" and values and cost >= BLUNDER

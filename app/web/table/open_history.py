@@ -29,6 +29,7 @@ from app.store import histories as store
 from app.store.db import session_scope
 from app.web.shared.address import client_address
 from app.web.state import get_manager, get_templates
+from app.web.table.analysis_view import file_key, section_for
 from app.web.table.model import BOT_SUFFIX, display_name
 from app.web.table.new_rooms import NewRooms
 from app.web.table.replay import _whole, story_context
@@ -154,6 +155,8 @@ def _opened_response(request: Request, manager: RoomManager, templates: Jinja2Te
         "download_url": f"/replay/{key}/history.txt",
         "opened_from": OpenText.opened,
         "tags": chosen.tags,
+        "analysis": section_for(request.app, file_key(key, story.number), f"/replay/{key}/analysis", story.number,
+                                names, ctx["step"].index),
     }
     response = templates.TemplateResponse(request, "table/replay.html", ctx)
     response.headers["Cache-Control"] = "no-store"

@@ -81,6 +81,8 @@ class Op:
 def changes(old: Pieces, new: Pieces, ids: Iterable[str]) -> list[Op]:
     """What turns the table of pieces `old` into `new`, from the pieces `ids` down."""
     ops: list[Op] = []
+    if old == new:  # (a seat's own table, mostly)
+        return ops
     for id_ in ids:
         _change(old, new, id_, ops)
     return ops
@@ -93,7 +95,9 @@ def _change(old: Pieces, new: Pieces, id_: str, ops: list[Op]) -> None:
         return
     if before.kids == now.kids:
         for kid in now.kids:
-            _change(old, new, kid, ops)
+            piece = new[kid]
+            if piece.kids or old.get(kid) != piece:  # (a piece without kids that is as it was: nothing)
+                _change(old, new, kid, ops)
         return
     if now.listing:  # kids taken away, and kids added at the end
         staying = set(now.kids)

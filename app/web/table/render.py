@@ -22,6 +22,7 @@ from app.web.table.spaces import CollapseSpaces
 from app.web.table.words import HOW_TEXT, PHASE_TEXT, RASSI_TEXT, card_label, card_name
 
 TABLE = "table/table.html"  # the table: one macro per piece
+NO_KIDS: dict[str, Markup] = {}
 PARTS = "table/_parts.html"  # the macros the table and the replay page share
 # Rassi's answers before the first trick: (as its own player reads it, as the others read it)
 RASSI_DONE = {
@@ -78,7 +79,7 @@ class Drawer:
     def piece(self, pieces: Pieces, id_: str) -> str:
         """Piece `id_` of `pieces` and everything inside it."""
         piece: Piece = pieces[id_]
-        kids = {kid: Markup(self.piece(pieces, kid)) for kid in piece.kids}
+        kids = {kid: Markup(self.piece(pieces, kid)) for kid in piece.kids} if piece.kids else NO_KIDS
         return str(getattr(self.macros, piece.macro)(piece.data, kids))
 
     def pieces(self, pieces: Pieces, ids: Iterable[str]) -> str:

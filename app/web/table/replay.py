@@ -24,6 +24,7 @@ from app.rules.text import Text
 from app.store import rooms as store
 from app.store.db import session_scope
 from app.web.state import get_manager, get_templates
+from app.web.table.analysis_view import room_key, section_for
 from app.web.table.model import display_name, score_rows
 from app.web.table.places import game_rows
 from app.web.table.talk import line_model
@@ -213,6 +214,8 @@ def _replay_response(request: Request, manager: RoomManager, templates: Jinja2Te
         "games": [s.number for s in finished],
         "chat_lines": _chat_of(story, chat, following),
         "download_url": f"/r/{slug}/history.txt?game={story.number}",
+        "analysis": section_for(request.app, room_key(room.id, story.number), f"/r/{slug}/analysis", story.number,
+                                names, ctx["step"].index),
     }
     response = templates.TemplateResponse(request, "table/replay.html", ctx)
     response.headers["Cache-Control"] = "no-store"

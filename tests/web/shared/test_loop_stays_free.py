@@ -88,3 +88,28 @@ def test_a_room_answers_while_the_elder_login_waits_for_the_database(client: Any
         close_all()
     assert answers == [401]
     assert max(trips) < ROUND_TRIP_LIMIT, trips
+
+
+def test_a_room_answers_while_a_finished_game_is_analysed(client: Any) -> None:
+    """Issue 38: "Analyse" judges a whole game with the strong bot's search, decision after
+    decision, in the bot pool's worker processes: the event loop only hands the decisions over
+    and writes the progress (in threads), so a room's websocket answers as fast meanwhile."""
+    from app.rooms.analyses import Analyses
+    from tests.web.table.test_analysis_page import HX, finished_room
+
+    analyses = client.app.state.analyses = Analyses(client.app.state.engine, client.app.state.rooms.bot_pool,
+                                                    worlds=96, seconds=None)
+    analysed, room = finished_room(client, target="12")
+    slug, token = create_room(client)
+    player = Player(client, slug, token).connect()
+    _next_table(player)
+    try:
+        started = client.post(f"/r/{analysed}/analysis?game=1&step=0", headers=HX)
+        assert started.status_code == 200 and analyses.running() == [f"room:{room.id}:1"]
+        trips = [_round_trip(player) for _ in range(8)]
+        assert analyses.running(), "the analysis was over before the round trips: the test measured nothing"
+        progress = client.get(f"/r/{analysed}/analysis?game=1&step=0")
+        assert progress.status_code == 200 and 'data-status="running"' in progress.text
+    finally:
+        close_all()
+    assert max(trips) < ROUND_TRIP_LIMIT, trips
