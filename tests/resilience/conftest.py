@@ -439,6 +439,13 @@ class SeatClient:
         return offered_actions(self.content)
 
     @property
+    def fresh(self) -> bool:
+        """Its own move came for the table it shows (a seat that moved and is to act again shows
+        its last move until its private frame comes)."""
+        seq = SEQ.findall(self.content)
+        return bool(seq) and self.own_seq == int(seq[0])
+
+    @property
     def my_turn(self) -> bool:
         """The table says it is this page's seat's turn (`data-to-act` is its `data-me`): its own
         move, which comes right after the table's change, is then the one it shows."""
@@ -497,8 +504,7 @@ def settled(clients: list[SeatClient], *, own: bool = True) -> bool:
     if not turn:
         return not acting
     mover = clients[int(turn[0])] if int(turn[0]) < len(clients) else None
-    fresh = not own or (mover is not None and mover.own_seq == int(SEQ.findall(mover.content)[0]))
-    return acting == [int(turn[0])] and fresh
+    return acting == [int(turn[0])] and (not own or (mover is not None and mover.fresh))
 
 
 async def settle(clients: list[SeatClient], timeout: float = 15.0, own_within: float = 2.0) -> None:
@@ -551,7 +557,7 @@ async def autoplay(client: SeatClient, rng: Any, stop: asyncio.Event) -> int:
     acted_at = -1
     while not stop.is_set() and client.close_code is None:
         offered = client.offered_actions()
-        if offered and client.version > acted_at and client.my_turn:
+        if offered and client.version > acted_at and client.my_turn and client.fresh:
             acted_at = client.version
             try:
                 await client.act(rng.choice(offered), v=acted_at)

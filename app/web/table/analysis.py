@@ -135,12 +135,12 @@ def _room_game(manager: RoomManager, room: LiveRoom, humans: frozenset[str], gam
     refusal = refused_story(manager, room)
     if refusal is not None:
         return refusal
-    stories = build_stories(room.preset, room.options, _load(manager.db, room.id))
+    stories = build_stories(room.state.preset, room.state.options, _load(manager.db, room.state.id))
     story = pick_story(stories, game)
     if isinstance(story, Refusal):
         return story
     names = [display_name(n, n.endswith(BOT_SUFFIX), humans) for n in story.players]
-    return Analysed(room_key(room.id, story.number), story, names, f"/r/{room.slug}/analysis")
+    return Analysed(room_key(room.state.id, story.number), story, names, f"/r/{room.state.slug}/analysis")
 
 
 class _KeptFiles:
@@ -285,7 +285,7 @@ async def _room(manager: RoomManager, slug: str, game: str | None) -> Analysed |
     room = await manager.find(slug)
     if room is None:
         raise HTTPException(404, N_("No such room: check the link."))
-    humans = frozenset(s.name for s in room.seats.values() if not s.is_bot)
+    humans = frozenset(s.name for s in room.state.seats.values() if not s.is_bot)
     return await asyncio.to_thread(_room_game, manager, room, humans, game)
 
 

@@ -214,7 +214,7 @@ def _replay_response(request: Request, manager: RoomManager, templates: Jinja2Te
         "games": [s.number for s in finished],
         "chat_lines": _chat_of(story, chat, following),
         "download_url": f"/r/{slug}/history.txt?game={story.number}",
-        "analysis": section_for(request.app, room_key(room.id, story.number), f"/r/{slug}/analysis", story.number,
+        "analysis": section_for(request.app, room_key(room.state.id, story.number), f"/r/{slug}/analysis", story.number,
                                 names, ctx["step"].index),
     }
     response = templates.TemplateResponse(request, "table/replay.html", ctx)

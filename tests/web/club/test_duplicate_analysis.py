@@ -27,7 +27,7 @@ def test_a_finished_table_of_a_running_duplicate_round_is_not_analysed(client: A
         assert time.monotonic() < deadline, "the bots' table was not recorded"
         time.sleep(0.02)
     finished = manager.get(slugs["vinder"])
-    assert finished.game.over and not manager.get(slugs["mellan"]).game.over
+    assert finished.state.game.over and not manager.get(slugs["mellan"]).state.game.over
 
     for method in ("POST", "GET"):
         for headers in (HX, {"origin": "http://testserver"}):
@@ -36,7 +36,7 @@ def test_a_finished_table_of_a_running_duplicate_round_is_not_analysed(client: A
             assert _codes(refused.text) == [] and "data-card" not in refused.text
     assert analyses_of(client.app).running() == []
     with session_scope(client.app.state.engine) as session:
-        assert store.get_analysis(session, game_key=f"room:{finished.id}:1") is None
+        assert store.get_analysis(session, game_key=f"room:{finished.state.id}:1") is None
 
     # the round over at every table: the button is offered
     bots_play(client, slugs["mellan"])

@@ -105,7 +105,7 @@ def test_a_room_answers_while_a_finished_game_is_analysed(client: Any) -> None:
     _next_table(player)
     try:
         started = client.post(f"/r/{analysed}/analysis?game=1&step=0", headers=HX)
-        assert started.status_code == 200 and analyses.running() == [f"room:{room.id}:1"]
+        assert started.status_code == 200 and analyses.running() == [f"room:{room.state.id}:1"]
         trips = [_round_trip(player) for _ in range(8)]
         assert analyses.running(), "the analysis was over before the round trips: the test measured nothing"
         progress = client.get(f"/r/{analysed}/analysis?game=1&step=0")

@@ -114,7 +114,7 @@ def finished_room(web: TestClient, target: str = "5") -> tuple[str, Any]:
     room = web.app.state.rooms.get(slug)
     web.portal.call(functools.partial(room.start, 0))  # type: ignore[union-attr]
     bots_play(web, slug)
-    wait_for("the bots' game to end", lambda: room.game.over)
+    wait_for("the bots' game to end", lambda: room.state.game.over)
     return slug, room
 
 
@@ -133,17 +133,17 @@ def test_a_games_analysis_runs_once_and_every_later_request_gets_the_stored_resu
     started = web.post(f"/r/{slug}/analysis?game=1&step=0", headers=HX)
     assert started.status_code == 200 and status_of(started.text) in ("running", "done")
     assert "gurka_visitor" in started.headers.get("set-cookie", "")
-    key = f"room:{room.id}:1"
+    key = f"room:{room.state.id}:1"
     assert analyses.running() in ([key], [])  # (it may be over already)
     wait_for("the analysis to be done", lambda: status_of(web.get(f"/r/{slug}/analysis?game=1&step=0").text) == "done")
 
     # stored: the strong bot's judgement of every decision of the game, as the core gives it
     row = row_of(web, key)
     assert row is not None and row.status == "done" and row.result is not None
-    expected = analyse(room.game, seed=1, worlds=6)
+    expected = analyse(room.state.game, seed=1, worlds=6)
     assert [(j["step"], j["seat"], j["played"], j["best"], j["cost"], j["mark"]) for j in row.result["judged"]] == \
         [(j.step, j.seat, j.played, j.best, j.cost, j.mark) for j in expected]
-    assert row.done == row.total == len(decisions(room.game)) > 0
+    assert row.done == row.total == len(decisions(room.state.game)) > 0
 
     # a second click, another visitor: the stored result, nothing run again
     for fresh_visitor in (False, True):
@@ -156,7 +156,7 @@ def test_a_games_analysis_runs_once_and_every_later_request_gets_the_stored_resu
         assert later is not None and (later.id, later.started_at, later.updated_at) == (row.id, row.started_at, row.updated_at)
 
     # the replay shows it: every decision, each linking its step, and the step view's verdict
-    story = build_stories(room.preset, room.options, stored_events(web, room.id))[0]
+    story = build_stories(room.state.preset, room.state.options, stored_events(web, room.state.id))[0]
     for j in expected:
         assert story.steps[j.step].action == j.played and story.steps[j.step].actor == j.seat
     judged = expected[0]
@@ -257,8 +257,8 @@ def test_a_game_being_played_is_refused_and_nothing_is_started_stored_or_shown(c
     slug, _token = create_room(client, name="Anna", seats=3, bots=2, target="21")
     room = client.app.state.rooms.get(slug)
     client.portal.call(functools.partial(room.start, 0))  # type: ignore[union-attr]
-    assert not room.game.over
-    hidden = hidden_cards(room, None) | {c for h in room.game.hands for c in h}
+    assert not room.state.game.over
+    hidden = hidden_cards(room, None) | {c for h in room.state.game.hands for c in h}
     assert hidden
     for method, headers in (("POST", HX), ("GET", HX), ("POST", {"origin": "http://testserver"})):
         for url in (f"/r/{slug}/analysis", f"/r/{slug}/analysis?game=1&step=3"):
@@ -274,7 +274,7 @@ def test_a_game_being_played_is_refused_and_nothing_is_started_stored_or_shown(c
     assert analyses_of(client.app).running() == []
     with session_scope(client.app.state.engine) as session:
         assert store.count_active(session, quiet_since=datetime(2000, 1, 1, tzinfo=UTC)) == 0
-        assert store.get_analysis(session, game_key=f"room:{room.id}:1") is None
+        assert store.get_analysis(session, game_key=f"room:{room.state.id}:1") is None
     assert client.post("/r/no-such-room/analysis", headers=HX).status_code == 404
 
 

@@ -34,7 +34,7 @@ def play_until(web: TestClient, preset: str, tricks: int, names: tuple[str, ...]
             if view["phase"] == "play" and last is not None and taken >= tricks:
                 return room
             if g.to_act is None:
-                await room.deal_next(room.version, by=0)
+                await room.deal_next(room.state.version, by=0)
             else:
                 await room.act(g.to_act, rng.choice([str(a) for a in g.legal_actions()]), room.state.version)
 
