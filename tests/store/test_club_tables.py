@@ -120,18 +120,16 @@ def test_poll_votes_and_beer(engine) -> None:
         ann = member_store.add_member(s, name="Ann")
         bo = member_store.add_member(s, name="Bo")
         night = night_store.create_night(s, day=date(2025, 3, 1), host="Ann", seed=1, players=[], start={})
-        poll = poll_store.create_poll(
-            s, night_id=night.id, proposed_by="Ann", option_a=date(2025, 4, 5),
-            option_b=date(2025, 4, 12), answer_by=date(2025, 3, 15),
-        )
-        poll_store.set_vote(s, poll_id=poll.id, member_id=ann.id, choice="a")
-        poll_store.set_vote(s, poll_id=poll.id, member_id=bo.id, choice="a")
-        poll_store.set_vote(s, poll_id=poll.id, member_id=bo.id, choice="b")
+        poll = poll_store.create_poll(s, night_id=night.id, poll=poll_store.DatePollCreate(
+            proposed_by="Ann", option_a=date(2025, 4, 5), option_b=date(2025, 4, 12), answer_by=date(2025, 3, 15)))
+        poll_store.set_vote(s, poll_id=poll.id, answer=poll_store.DateVoteCreate(member_id=ann.id, choice="a"))
+        poll_store.set_vote(s, poll_id=poll.id, answer=poll_store.DateVoteCreate(member_id=bo.id, choice="a"))
+        poll_store.set_vote(s, poll_id=poll.id, answer=poll_store.DateVoteCreate(member_id=bo.id, choice="b"))
         assert [v.choice for v in poll_store.list_votes(s, poll_id=poll.id)] == ["a", "b"]
         poll_store.choose_date(s, poll_id=poll.id, chosen=date(2025, 4, 5))
         assert poll_store.get_poll(s, night_id=night.id).chosen == date(2025, 4, 5)
-        debt = beer_store.add_debt(s, member_id=bo.id, reason="broke the date", recorded_by="Ann",
-                              night_id=night.id)
+        debt = beer_store.add_debt(s, debt=beer_store.BeerDebtCreate(member_id=bo.id, reason="broke the date",
+                                                                   night_id=night.id), recorded_by="Ann")
         assert len(beer_store.list_debts(s, open_only=True)) == 1
         beer_store.settle_debt(s, debt_id=debt.id)
         assert beer_store.list_debts(s, open_only=True) == []
@@ -147,13 +145,12 @@ def test_late_flags_and_waived_crates(engine) -> None:
     with session_scope(engine) as s:
         bo = member_store.add_member(s, name="Bo")
         night = night_store.create_night(s, day=date(2025, 3, 1), host="Bo", seed=1, players=[], start={})
-        poll = poll_store.create_poll(
-            s, night_id=night.id, proposed_by="Bo", option_a=date(2025, 4, 5),
-            option_b=date(2025, 4, 12), answer_by=date(2025, 3, 20), late=True,
-        )
-        poll_store.set_vote(s, poll_id=poll.id, member_id=bo.id, choice="b", late=True)
-        debt = beer_store.add_debt(s, member_id=bo.id, reason="late", recorded_by="the date poll",
-                              night_id=night.id)
+        poll = poll_store.create_poll(s, night_id=night.id, poll=poll_store.DatePollCreate(
+            proposed_by="Bo", option_a=date(2025, 4, 5), option_b=date(2025, 4, 12), answer_by=date(2025, 3, 20),
+            late=True))
+        poll_store.set_vote(s, poll_id=poll.id, answer=poll_store.DateVoteCreate(member_id=bo.id, choice="b", late=True))
+        debt = beer_store.add_debt(s, debt=beer_store.BeerDebtCreate(member_id=bo.id, reason="late",
+                                                                   night_id=night.id), recorded_by="the date poll")
         poll_id, debt_id = poll.id, debt.id
     with session_scope(engine) as s:
         assert poll_store.get_poll(s, night_id=night.id).late is True

@@ -65,8 +65,8 @@ def add_debt(request: Request, form: auth.CsrfForm) -> Response:
         if night_id is not None and night_store.get_night(session, night_id=night_id) is None:
             night_id = None
         if member is not None and not errors:
-            beer_store.add_debt(session, member_id=row_id(member), reason=reason, recorded_by=who.name or "",
-                           crates=crates, night_id=night_id)
+            debt = beer_store.BeerDebtCreate(member_id=row_id(member), crates=crates, reason=reason, night_id=night_id)
+            beer_store.add_debt(session, debt=debt, recorded_by=who.name or "")
     if errors:
         return _beer(request, errors=errors, typed=typed, status=422)
     return redirect("/club/beer", request)
