@@ -178,3 +178,19 @@ def test_a_member_as_pages_read_it_carries_no_hash(engine) -> None:
     dumped = [m.model_dump() for m in shown]
     assert all(set(d) == {"id", "name", "is_elder", "active", "has_link"} for d in dumped), dumped
     assert "argon2-hash" not in repr(shown) and "a" * 64 not in repr(shown)
+
+
+def test_a_night_as_pages_read_it_shows_its_seed_only_once_it_is_over(engine) -> None:
+    """NightPublic is what a night's pages get: what they show of the night, and the seed of its
+    lots only once the night is over; nothing of its players, start tables or cached state."""
+    with session_scope(engine) as session:
+        kept = night_store.create_night(session, day=date(2025, 3, 1), host="Ann", seed=123456789012, players=[],
+                                        start={}, state={"phase": "base"})
+        night_store.create_night(session, day=date(2025, 3, 8), host="Bo", seed=987654321098, players=[], start={})
+        night_store.save_night_state(session, night_id=kept.id, state={"phase": "done"}, status="done", winner="Ann")
+        shown = night_store.list_public(session)
+    assert [(n.date, n.host, n.status, n.winner, n.seed) for n in shown] == [
+        (date(2025, 3, 8), "Bo", "open", None, None), (date(2025, 3, 1), "Ann", "done", "Ann", 123456789012)]
+    assert all(set(n.model_dump()) == {"id", "date", "host", "status", "mode", "winner", "turn_seconds", "duplicate",
+                                       "seed"} for n in shown)
+    assert "987654321098" not in repr(shown)

@@ -28,7 +28,7 @@ def _beer(request: Request, *, errors: list[str] | None = None, typed: dict[str,
     with session_scope(db_engine(request)) as session:
         debts = beer_store.list_debts(session)
         members = member_store.list_public(session)
-        nights = night_store.list_nights(session)
+        nights = night_store.list_public(session)
     names = {m.id: m.name for m in members}
     owed: dict[str, int] = {}
     for debt in debts:
