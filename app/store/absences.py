@@ -1,5 +1,10 @@
 """Players of an online night whom bots play while "bots for the absent" is on
-(`night_absences`)."""
+(`night_absences`).
+
+One class, no Base/Create/Public layering: no form's input becomes a row (a player's Away or
+Play button names only the night and the player, which the store takes as two keywords), and
+the night page reads nothing of a row but the player's name (`list_absences`), which is no
+secret."""
 
 from __future__ import annotations
 

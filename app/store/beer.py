@@ -1,4 +1,9 @@
-"""The beer ledger (`beer_ledger`): crates owed, paid or waived."""
+"""The beer ledger (`beer_ledger`): crates owed, paid or waived.
+
+Layered as ARCHITECTURE describes: `BeerDebtBase` is what an elder's form (or the date poll)
+puts on the ledger, `BeerDebt` the stored row, `BeerDebtCreate` the form's validated input. There
+is no `Public` class: the beer page shows every column (who recorded it, when, paid, waived by
+whom and why) and names each row by its id in its Paid and Waive forms."""
 
 from __future__ import annotations
 
@@ -10,14 +15,22 @@ from app.rules import text as words  # a refusal a reader sees (sqlalchemy's Tex
 from app.store.db import saved, stored, utc_now
 
 
-class BeerDebt(SQLModel, table=True):
-    __tablename__ = "beer_ledger"
+class BeerDebtBase(SQLModel):
+    """A crate owed as it is put on the ledger: who owes it, how many, why, and the night whose
+    date was broken (if one)."""
 
-    id: int | None = Field(default=None, primary_key=True)
     member_id: int = Field(foreign_key="members.id", index=True)
     crates: int = Field(default=1)
     reason: str = Field(max_length=200)
     night_id: int | None = Field(default=None, foreign_key="nights.id")
+
+
+class BeerDebt(BeerDebtBase, table=True):
+    """A debt as stored, with who recorded it and when, and whether it was paid or waived."""
+
+    __tablename__ = "beer_ledger"
+
+    id: int | None = Field(default=None, primary_key=True)
     recorded_by: str = Field(max_length=40)
     at: datetime = Field(default_factory=utc_now)
     settled_at: datetime | None = None
@@ -31,15 +44,16 @@ class BeerDebt(SQLModel, table=True):
         return self.settled_at is None and self.waived_at is None
 
 
-def add_debt(
-    session: Session, *, member_id: int, reason: str, recorded_by: str, crates: int = 1,
-    night_id: int | None = None,
-) -> BeerDebt:
-    debt = BeerDebt(
-        member_id=member_id, crates=crates, reason=reason, recorded_by=recorded_by,
-        night_id=night_id,
-    )
-    return saved(session, debt)
+class BeerDebtCreate(BeerDebtBase):
+    """The ledger form's validated input (1 to 10 crates, a reason of up to 200 characters; the
+    beer page checks them first and says what is wrong in the reader's language)."""
+
+    crates: int = Field(default=1, ge=1, le=10)
+    reason: str = Field(min_length=1, max_length=200)
+
+
+def add_debt(session: Session, *, debt: BeerDebtCreate, recorded_by: str) -> BeerDebt:
+    return saved(session, BeerDebt.model_validate(debt, update={"recorded_by": recorded_by}))
 
 
 def list_debts(session: Session, *, open_only: bool = False) -> list[BeerDebt]:

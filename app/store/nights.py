@@ -2,7 +2,14 @@
 tables, the seed of its lots; its results are rows of their own, see `results`), with a cached
 summary (`state`: phase, placement, Hall of Fame points) written after every change, so lists
 and the Hall of Fame never replay every night. Also the lock that makes changes to one night
-happen one at a time, and the fingerprint its pages are made of."""
+happen one at a time, and the fingerprint its pages are made of.
+
+Layered as ARCHITECTURE describes: `NightBase` is what a night's pages show of the row,
+`Night` the row itself, and `NightPublic` (`public`) the row as the night's pages get it: its
+id, and the seed of the lots only once the night is over (the night page reveals it then), never
+while it is open. The handlers themselves read the stored `Night`: the night is replayed from its
+players, start tables, seed and results. No `NightCreate`: the set-up form's input becomes a
+night only with what the server adds (the drawn seed, new members' ids, who set it up)."""
 
 from __future__ import annotations
 
@@ -20,35 +27,58 @@ from sqlmodel import Field, Session, SQLModel, col, select
 from app.store.absences import NightAbsence
 from app.store.beer import BeerDebt
 from app.store.date_polls import DatePoll, DateVote
-from app.store.db import saved, stored, utc_now
+from app.store.db import row_id, saved, stored, utc_now
 from app.store.decks import NightDecks
 from app.store.results import Correction, NightResult
 from app.store.table_phones import NightTableLink, TableEntry
 
 
-class Night(SQLModel, table=True):
-    __tablename__ = "nights"
+class NightBase(SQLModel):
+    """What a night's pages show of it."""
 
-    id: int | None = Field(default=None, primary_key=True)
     date: dt.date
     host: str = Field(max_length=40)
     status: str = Field(default="open", max_length=16)  # open | done
     mode: str = Field(default="hand", max_length=8)  # hand | online
+    winner: str | None = Field(default=None, max_length=40)
+    turn_seconds: int = Field(default=60, sa_column_kwargs={"server_default": "60"})  # online tables' turn timer
+    # Duplicate deals (online nights): the three tables of a round play the same decks
+    duplicate: bool = Field(default=False, sa_column_kwargs={"server_default": sa_false()})
+
+
+class Night(NightBase, table=True):
+    """A night as stored, with what its pages do not show as such: the seed of its lots, the
+    players and start tables it is replayed from, the cached summary and who switched what."""
+
+    __tablename__ = "nights"
+
+    id: int | None = Field(default=None, primary_key=True)
     seed: int = Field(sa_column=Column(BigInteger, nullable=False))
     # [{"name": str, "member_id": int, "for_id": int | None, "for_name": str | None}]
     players: list[dict[str, Any]] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
     # {player: "vinder" | "mellan" | "taber"} or {} when the start tables were drawn by lot
     start: dict[str, str] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     state: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
-    winner: str | None = Field(default=None, max_length=40)
     created_by: str = Field(default="", max_length=40)
     created_at: datetime = Field(default_factory=utc_now)
-    turn_seconds: int = Field(default=60, sa_column_kwargs={"server_default": "60"})  # online tables' turn timer
     # "Bots for the absent", switched on by this elder (None: off) for the rest of the night
     bots_for_absent_by: str | None = Field(default=None, max_length=40)
     bots_for_absent_since: datetime | None = None
-    # Duplicate deals (online nights): the three tables of a round play the same decks
-    duplicate: bool = Field(default=False, sa_column_kwargs={"server_default": sa_false()})
+
+
+class NightPublic(NightBase):
+    """A night as its pages read it: the seed of the lots only once the night is over."""
+
+    id: int
+    seed: int | None = None
+
+
+def public(night: Night) -> NightPublic:
+    return NightPublic(
+        id=row_id(night), date=night.date, host=night.host, status=night.status, mode=night.mode,
+        winner=night.winner, turn_seconds=night.turn_seconds, duplicate=night.duplicate,
+        seed=night.seed if night.status == "done" else None,
+    )
 
 
 def create_night(
@@ -82,6 +112,11 @@ def list_nights(session: Session, *, status: str | None = None, newest_first: bo
     if status is not None:
         query = query.where(Night.status == status)
     return list(session.exec(query))
+
+
+def list_public(session: Session, *, status: str | None = None, newest_first: bool = True) -> list[NightPublic]:
+    """The nights as pages list them (`list_nights` without what no page may read)."""
+    return [public(n) for n in list_nights(session, status=status, newest_first=newest_first)]
 
 
 def last_done_night(session: Session, *, before_id: int | None = None) -> Night | None:

@@ -1,6 +1,13 @@
 """A night's recorded table results (`night_results`, one row per table and round, in recording
 order: replaying follows it) and their corrections (`corrections`: the old result, the new one
-and the reason). A correction is an update of one row plus a row that keeps what it was."""
+and the reason). A correction is an update of one row plus a row that keeps what it was.
+
+One class per table, no Base/Create/Public layering: the night page, the correction page and
+the corrections log show every column a page could want of both (slot, result, source, who,
+when; before, after and why) and nothing on them is hidden from a reader, so a `Public` class
+would copy the table; no form's input becomes a row as it is (a result form's fields are parsed
+into a `RoundResult` and replayed through the night, `app.nights.recording`, which gives the
+store the result's dict, and a correction row is copied from the result it changes)."""
 
 from __future__ import annotations
 

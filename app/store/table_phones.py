@@ -1,5 +1,11 @@
 """The table phones of a night at the host's home: each link's generation (`night_table_links`)
-and each result a phone sent, under the entry id the phone gave it (`table_entries`)."""
+and each result a phone sent, under the entry id the phone gave it (`table_entries`).
+
+One class per table, no Base/Create/Public layering: a link's row is read by the elders' view
+through `app.web.club.table_links.TableLink` (the built link, who made it and when: the
+generation behind the link's secret never reaches the page as such), and the entries are read
+only by the recording code (`app.nights.recording`), never by a page; neither is made from a
+form's model (a new link is a button, a phone's entry is parsed into a `RoundResult` first)."""
 
 from __future__ import annotations
 

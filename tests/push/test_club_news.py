@@ -91,11 +91,13 @@ def test_the_date_poll_opened_closing_tomorrow_and_its_result(engine: Engine) ->
     ids = devices(engine)
     with session_scope(engine) as session:
         row = night_store.create_night(session, day=TODAY - timedelta(days=6), host="Ann", seed=1, players=[], start={})
-        poll = poll_store.create_poll(session, night_id=row.id, proposed_by="Cy", option_a=TODAY + timedelta(days=20),  # type: ignore[arg-type]
-                                option_b=TODAY + timedelta(days=27), answer_by=TODAY + timedelta(days=1))
+        poll = poll_store.create_poll(session, night_id=row.id, poll=poll_store.DatePollCreate(  # type: ignore[arg-type]
+            proposed_by="Cy", option_a=TODAY + timedelta(days=20), option_b=TODAY + timedelta(days=27),
+            answer_by=TODAY + timedelta(days=1)))
         for name in NINE[:5]:
             if name != "Cy":
-                poll_store.set_vote(session, poll_id=poll.id, member_id=ids[name], choice="a", late=False)  # type: ignore[arg-type]
+                poll_store.set_vote(session, poll_id=poll.id,  # type: ignore[arg-type]
+                                    answer=poll_store.DateVoteCreate(member_id=ids[name], choice="a", late=False))
     found = told(collect(engine, TODAY))
     # opened: to everyone but the proposer; closing tomorrow: to those who have not answered
     assert set(found) == set(NINE) - {"Cy"}
@@ -104,7 +106,8 @@ def test_the_date_poll_opened_closing_tomorrow_and_its_result(engine: Engine) ->
     assert collect(engine, TODAY) == []
     with session_scope(engine) as session:
         for name in NINE[5:]:
-            poll_store.set_vote(session, poll_id=poll.id, member_id=ids[name], choice="a", late=False)  # type: ignore[arg-type]
+            poll_store.set_vote(session, poll_id=poll.id,  # type: ignore[arg-type]
+                                    answer=poll_store.DateVoteCreate(member_id=ids[name], choice="a", late=False))
     result = collect(engine, TODAY)
     assert told(result) == {p: ["The next night's date is set"] for p in NINE}
     danish = next(i for i in result if i.endpoint.endswith("/Ann")).message.said("da").decode()

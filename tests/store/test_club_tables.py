@@ -120,18 +120,16 @@ def test_poll_votes_and_beer(engine) -> None:
         ann = member_store.add_member(s, name="Ann")
         bo = member_store.add_member(s, name="Bo")
         night = night_store.create_night(s, day=date(2025, 3, 1), host="Ann", seed=1, players=[], start={})
-        poll = poll_store.create_poll(
-            s, night_id=night.id, proposed_by="Ann", option_a=date(2025, 4, 5),
-            option_b=date(2025, 4, 12), answer_by=date(2025, 3, 15),
-        )
-        poll_store.set_vote(s, poll_id=poll.id, member_id=ann.id, choice="a")
-        poll_store.set_vote(s, poll_id=poll.id, member_id=bo.id, choice="a")
-        poll_store.set_vote(s, poll_id=poll.id, member_id=bo.id, choice="b")
+        poll = poll_store.create_poll(s, night_id=night.id, poll=poll_store.DatePollCreate(
+            proposed_by="Ann", option_a=date(2025, 4, 5), option_b=date(2025, 4, 12), answer_by=date(2025, 3, 15)))
+        poll_store.set_vote(s, poll_id=poll.id, answer=poll_store.DateVoteCreate(member_id=ann.id, choice="a"))
+        poll_store.set_vote(s, poll_id=poll.id, answer=poll_store.DateVoteCreate(member_id=bo.id, choice="a"))
+        poll_store.set_vote(s, poll_id=poll.id, answer=poll_store.DateVoteCreate(member_id=bo.id, choice="b"))
         assert [v.choice for v in poll_store.list_votes(s, poll_id=poll.id)] == ["a", "b"]
         poll_store.choose_date(s, poll_id=poll.id, chosen=date(2025, 4, 5))
         assert poll_store.get_poll(s, night_id=night.id).chosen == date(2025, 4, 5)
-        debt = beer_store.add_debt(s, member_id=bo.id, reason="broke the date", recorded_by="Ann",
-                              night_id=night.id)
+        debt = beer_store.add_debt(s, debt=beer_store.BeerDebtCreate(member_id=bo.id, reason="broke the date",
+                                                                   night_id=night.id), recorded_by="Ann")
         assert len(beer_store.list_debts(s, open_only=True)) == 1
         beer_store.settle_debt(s, debt_id=debt.id)
         assert beer_store.list_debts(s, open_only=True) == []
@@ -147,13 +145,12 @@ def test_late_flags_and_waived_crates(engine) -> None:
     with session_scope(engine) as s:
         bo = member_store.add_member(s, name="Bo")
         night = night_store.create_night(s, day=date(2025, 3, 1), host="Bo", seed=1, players=[], start={})
-        poll = poll_store.create_poll(
-            s, night_id=night.id, proposed_by="Bo", option_a=date(2025, 4, 5),
-            option_b=date(2025, 4, 12), answer_by=date(2025, 3, 20), late=True,
-        )
-        poll_store.set_vote(s, poll_id=poll.id, member_id=bo.id, choice="b", late=True)
-        debt = beer_store.add_debt(s, member_id=bo.id, reason="late", recorded_by="the date poll",
-                              night_id=night.id)
+        poll = poll_store.create_poll(s, night_id=night.id, poll=poll_store.DatePollCreate(
+            proposed_by="Bo", option_a=date(2025, 4, 5), option_b=date(2025, 4, 12), answer_by=date(2025, 3, 20),
+            late=True))
+        poll_store.set_vote(s, poll_id=poll.id, answer=poll_store.DateVoteCreate(member_id=bo.id, choice="b", late=True))
+        debt = beer_store.add_debt(s, debt=beer_store.BeerDebtCreate(member_id=bo.id, reason="late",
+                                                                   night_id=night.id), recorded_by="the date poll")
         poll_id, debt_id = poll.id, debt.id
     with session_scope(engine) as s:
         assert poll_store.get_poll(s, night_id=night.id).late is True
@@ -181,3 +178,19 @@ def test_a_member_as_pages_read_it_carries_no_hash(engine) -> None:
     dumped = [m.model_dump() for m in shown]
     assert all(set(d) == {"id", "name", "is_elder", "active", "has_link"} for d in dumped), dumped
     assert "argon2-hash" not in repr(shown) and "a" * 64 not in repr(shown)
+
+
+def test_a_night_as_pages_read_it_shows_its_seed_only_once_it_is_over(engine) -> None:
+    """NightPublic is what a night's pages get: what they show of the night, and the seed of its
+    lots only once the night is over; nothing of its players, start tables or cached state."""
+    with session_scope(engine) as session:
+        kept = night_store.create_night(session, day=date(2025, 3, 1), host="Ann", seed=123456789012, players=[],
+                                        start={}, state={"phase": "base"})
+        night_store.create_night(session, day=date(2025, 3, 8), host="Bo", seed=987654321098, players=[], start={})
+        night_store.save_night_state(session, night_id=kept.id, state={"phase": "done"}, status="done", winner="Ann")
+        shown = night_store.list_public(session)
+    assert [(n.date, n.host, n.status, n.winner, n.seed) for n in shown] == [
+        (date(2025, 3, 8), "Bo", "open", None, None), (date(2025, 3, 1), "Ann", "done", "Ann", 123456789012)]
+    assert all(set(n.model_dump()) == {"id", "date", "host", "status", "mode", "winner", "turn_seconds", "duplicate",
+                                       "seed"} for n in shown)
+    assert "987654321098" not in repr(shown)

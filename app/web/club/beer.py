@@ -28,7 +28,7 @@ def _beer(request: Request, *, errors: list[str] | None = None, typed: dict[str,
     with session_scope(db_engine(request)) as session:
         debts = beer_store.list_debts(session)
         members = member_store.list_public(session)
-        nights = night_store.list_nights(session)
+        nights = night_store.list_public(session)
     names = {m.id: m.name for m in members}
     owed: dict[str, int] = {}
     for debt in debts:
@@ -65,8 +65,8 @@ def add_debt(request: Request, form: auth.CsrfForm) -> Response:
         if night_id is not None and night_store.get_night(session, night_id=night_id) is None:
             night_id = None
         if member is not None and not errors:
-            beer_store.add_debt(session, member_id=row_id(member), reason=reason, recorded_by=who.name or "",
-                           crates=crates, night_id=night_id)
+            debt = beer_store.BeerDebtCreate(member_id=row_id(member), crates=crates, reason=reason, night_id=night_id)
+            beer_store.add_debt(session, debt=debt, recorded_by=who.name or "")
     if errors:
         return _beer(request, errors=errors, typed=typed, status=422)
     return redirect("/club/beer", request)

@@ -53,7 +53,7 @@ def board_context(request: Request, session: Session, night_id: int) -> dict[str
     for t in tables:
         t["dealer_note"] = home_night.dealer_note(night, t["key"]) if playing else ""
     return {
-        "row": row, "night": night, "stamp": stamp, "poll": POLL_SECONDS,
+        "row": night_store.public(row), "night": night, "stamp": stamp, "poll": POLL_SECONDS,
         "title_date": nice_date(row.date), "round_label": night_view.round_label(night),
         "tables_now": tables, "moved_after": moved_after, "moves": moves,
         "timetable": home_night.timetable_view(request, row, results, night),

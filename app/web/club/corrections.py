@@ -49,7 +49,7 @@ def _correct_page(request: Request, night_id: int, result_id: int, *, typed: dic
         request,
         "club/correct.html",
         {
-            "row": row, "target": target, "chairs": chairs, "typed": typed, "errors": errors or [],
+            "row": night_store.public(row), "target": target, "chairs": chairs, "typed": typed, "errors": errors or [],
             "offer_drop": offer_drop, "history": history, "slot": describe_slot(target.phase, target.round, target.table),
             "title_date": nice_date(row.date),
         },
@@ -87,7 +87,7 @@ def correct_submit(request: Request, night_id: int, result_id: int, form: auth.C
 def corrections_log(request: Request) -> Response:
     with session_scope(db_engine(request)) as session:
         corrections = result_store.list_corrections(session)
-        nights = {n.id: n for n in night_store.list_nights(session)}
+        nights = {n.id: n for n in night_store.list_public(session)}
     return render(
         request,
         "club/corrections.html",

@@ -52,10 +52,11 @@ def propose_dates(request: Request, night_id: int, form: auth.CsrfForm) -> Respo
             except ValueError as exc:
                 errors.append(upper_first(say(reason_of(exc))))
             else:
-                poll_store.create_poll(
-                    session, night_id=night_id, proposed_by=row.winner, option_a=core.dates[0],
-                    option_b=core.dates[1], answer_by=core.deadline, late=core.proposed_late,
+                proposal = poll_store.DatePollCreate(
+                    proposed_by=row.winner, option_a=core.dates[0], option_b=core.dates[1],
+                    answer_by=core.deadline, late=core.proposed_late,
                 )
+                poll_store.create_poll(session, night_id=night_id, poll=proposal)
                 for crate in core.crates():  # a late proposal owes a crate
                     _owe_crate(session, name=crate.member, reason=crate.reason, night_id=night_id)
     if errors:
@@ -106,8 +107,8 @@ def vote(request: Request, night_id: int, form: auth.CsrfForm) -> Response:
             assert member is not None and member.id is not None and poll.id is not None
             if view["closed"] and poll.chosen is None:  # settle the date before a late answer
                 poll_store.choose_date(session, poll_id=poll.id, chosen=view["chosen"])
-            poll_store.set_vote(session, poll_id=poll.id, member_id=member.id, choice=choice, late=late,
-                           entered_by=entered_by)
+            answer = poll_store.DateVoteCreate(member_id=member.id, choice=choice, late=late, entered_by=entered_by)
+            poll_store.set_vote(session, poll_id=poll.id, answer=answer)
             if late:
                 _owe_crate(session, name=member.name, reason=LATE_ANSWER, night_id=night_id)
             view = poll_view(poll, poll_store.list_votes(session, poll_id=poll.id), members, date.today())
@@ -122,5 +123,5 @@ def _owe_crate(session: Session, *, name: str, reason: str, night_id: int) -> No
     """Put a crate on the beer ledger for a late proposal or answer (seed 000's rule)."""
     member = member_store.get_member_by_name(session, name=name)
     if member is not None:
-        beer_store.add_debt(session, member_id=row_id(member), reason=reason, recorded_by="the date poll",
-                       night_id=night_id)
+        debt = beer_store.BeerDebtCreate(member_id=row_id(member), reason=reason, night_id=night_id)
+        beer_store.add_debt(session, debt=debt, recorded_by="the date poll")

@@ -58,7 +58,7 @@ def duplicate_round(request: Request, night_id: int, stage: str, number: int) ->
         if not row.duplicate:
             raise HTTPException(status_code=404, detail=_("This night was not played with duplicate deals."))
         view = dv.round_view(session, row, results, stage, number)
-    ctx: dict[str, Any] = {"row": row, "view": view, "title": round_title(stage, number),
+    ctx: dict[str, Any] = {"row": night_store.public(row), "view": view, "title": round_title(stage, number),
                            "cards": pretty_cards, "matchpoints": _cell_points}
     if view is None:
         ctx["waiting"] = True

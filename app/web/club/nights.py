@@ -168,10 +168,16 @@ def night_page_response(request: Request, night_id: int, *, status: int = 200, *
 UNTYPED: dict[str, Any] = {"form_errors": {}, "general_errors": [], "typed": {}, "poll_errors": []}
 
 
+def shown(ctx: dict[str, Any]) -> dict[str, Any]:
+    """`night_context` as the templates get it: the night's row as its pages read it
+    (`night_store.public`: no seed while the night is open)."""
+    return {**ctx, "row": night_store.public(ctx["row"])}
+
+
 def night_body(request: Request, ctx: dict[str, Any]) -> tuple[str, str]:
     """(the night page's changing part, its stamp). The stamp is taken without this request's
     form errors and typed values, so a page showing them is not replaced until the night moves."""
-    ctx = {**ctx, "timetable": home_night.timetable_view(request, ctx["row"], ctx["result_rows"], ctx["night"])}
+    ctx = {**shown(ctx), "timetable": home_night.timetable_view(request, ctx["row"], ctx["result_rows"], ctx["night"])}
     body = render_string(request, "club/_night_body.html", ctx)
     plain = body if all(not ctx.get(k) for k in UNTYPED) else render_string(
         request, "club/_night_body.html", {**ctx, **UNTYPED})
@@ -183,7 +189,7 @@ def render_night(request: Request, ctx: dict[str, Any], *, status: int = 200) ->
     row, night = ctx["row"], ctx["night"]
     phones = (table_links.links_for_page(request, row, night.stage)
               if row.mode == "hand" and night.phase != "done" and auth.viewer(request).is_elder else None)
-    return render(request, "club/night.html", {**ctx, "night_body": Markup(body), "stamp": stamp,
+    return render(request, "club/night.html", {**shown(ctx), "night_body": Markup(body), "stamp": stamp,
                                                "phone_links": phones}, status=status)
 
 
@@ -196,7 +202,8 @@ def night_fresh(request: Request, night_id: int, v: str = "") -> Response:
     body, stamp = night_body(request, ctx)
     if stamp == v:
         return auth.finish(request, Response(status_code=204))
-    html = render_string(request, "club/_night_wrap.html", {"row": row, "night_body": Markup(body), "stamp": stamp})
+    html = render_string(request, "club/_night_wrap.html", {"row": night_store.public(row), "night_body": Markup(body),
+                                                               "stamp": stamp})
     return auth.finish(request, HTMLResponse(html, headers={"Cache-Control": "no-store"}))
 
 
@@ -211,7 +218,7 @@ def night_live(request: Request, night_id: int) -> Response:
     with session_scope(db_engine(request)) as session:
         row, results, night = night_or_404(session, night_id)
         ctx = night_context(session, row, results, night)
-    return render(request, "club/_night_live.html", ctx)
+    return render(request, "club/_night_live.html", shown(ctx))
 
 
 @router.post("/nights/{night_id}/play/{key}/{chair}")
@@ -256,7 +263,7 @@ def seat_owner(row: night_store.Night, name: str) -> int | None:
 def seat_refused(request: Request, row: night_store.Night, *, seat_name: str, me: identity.Member | None) -> Response:
     """Pressing Play next to someone else's name (or on a device that does not know its member)."""
     return render(request, "club/seat_refused.html",
-                  {"row": row, "seat_name": seat_name, "me": me}, status=403)
+                  {"row": night_store.public(row), "seat_name": seat_name, "me": me}, status=403)
 
 
 @router.post("/nights/{night_id}/bots", response_class=HTMLResponse)

@@ -77,7 +77,7 @@ def phone_context(request: Request, session: Session, night_id: int, table: str,
     else:
         state = "wait"
     ctx: dict[str, Any] = {
-        "row": row, "night": night, "table": table, "state": state, "stamp": stamp,
+        "row": night_store.public(row), "night": night, "table": table, "state": state, "stamp": stamp,
         "title": TABLE_NAMES[table], "suit": night_view.TABLE_SUIT[table], "note": night_view.TABLE_NOTE[table],
         "title_date": nice_date(row.date), "round_label": night_view.round_label(night),
         "base": phone_path(night_id, table, secret),

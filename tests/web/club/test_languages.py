@@ -108,7 +108,8 @@ def test_a_crate_waived_twice_is_refused_in_the_readers_language(client, lang, s
     become_elder(client)
     ids = add_members(client, NINE[:1])
     with session_scope(client.app.state.engine) as session:
-        debt_id = beer_store.add_debt(session, member_id=ids["Ann"], reason="Late", recorded_by="Elsa").id
+        debt_id = beer_store.add_debt(session, debt=beer_store.BeerDebtCreate(member_id=ids["Ann"], reason="Late"),
+                                      recorded_by="Elsa").id
     client.cookies.set("lang", lang)
     for reason in ("Her flight was cancelled", "again"):
         answer = client.post(f"/club/beer/{debt_id}/waive", data={"csrf": token(client, "/club/beer"),

@@ -272,9 +272,10 @@ def _poll_past_its_week(client) -> tuple[str, int, list[str], dict[str, int], da
     a, b = date.today() + timedelta(days=10), date.today() + timedelta(days=17)
     voters = [p for p in NINE if p != winner]
     with session_scope(client.app.state.engine) as session:
-        poll = poll_store.create_poll(session, night_id=night_id, proposed_by=winner, option_a=a,
-                                 option_b=b, answer_by=date.today() - timedelta(days=1))
-        poll_store.set_vote(session, poll_id=poll.id, member_id=ids[voters[0]], choice="b")  # type: ignore[arg-type]
+        poll = poll_store.create_poll(session, night_id=night_id, poll=poll_store.DatePollCreate(
+            proposed_by=winner, option_a=a, option_b=b, answer_by=date.today() - timedelta(days=1)))
+        poll_store.set_vote(session, poll_id=poll.id,  # type: ignore[arg-type]
+                            answer=poll_store.DateVoteCreate(member_id=ids[voters[0]], choice="b"))
     return f"/club/nights/{night_id}", night_id, voters, ids, a, b
 
 
