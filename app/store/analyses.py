@@ -12,10 +12,10 @@ means its process is gone.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import JSON, Column, DateTime, func, or_, update
-from sqlmodel import Field, Session, SQLModel, select
+from sqlalchemy import JSON, Column, CursorResult, DateTime, func, or_, update
+from sqlmodel import Field, Session, SQLModel, col, select
 
 from app.store.db import utc_now
 
@@ -54,36 +54,36 @@ def take_over(session: Session, *, game_key: str, visitor: str | None, total: in
     """Start the game's run again if its last one failed or has not been touched since
     `quiet_since` (its process is gone); True when this request won the row."""
     now = utc_now()
-    changed = session.execute(
+    changed = cast(CursorResult[Any], session.execute(  # (an UPDATE's result: it counts its rows)
         update(GameAnalysis)
-        .where(GameAnalysis.game_key == game_key)  # type: ignore[arg-type]
-        .where(or_(GameAnalysis.status == FAILED,  # type: ignore[arg-type]
-                   GameAnalysis.status.in_(ACTIVE) & (GameAnalysis.updated_at < quiet_since)))  # type: ignore[attr-defined]
+        .where(col(GameAnalysis.game_key) == game_key)
+        .where(or_(col(GameAnalysis.status) == FAILED,
+                   col(GameAnalysis.status).in_(ACTIVE) & (col(GameAnalysis.updated_at) < quiet_since)))
         .values(status=RUNNING, done=0, total=total, visitor=visitor, result=None, started_at=now, updated_at=now)
-    )
-    return bool(changed.rowcount)  # type: ignore[attr-defined]
+    ))
+    return bool(changed.rowcount)
 
 
 def beat(session: Session, *, game_key: str, status: str, done: int) -> None:
     """A run's progress (and a sign that it is alive)."""
-    session.execute(update(GameAnalysis).where(GameAnalysis.game_key == game_key)  # type: ignore[arg-type]
+    session.execute(update(GameAnalysis).where(col(GameAnalysis.game_key) == game_key)
                     .values(status=status, done=done, updated_at=utc_now()))
 
 
 def touch(session: Session, *, game_key: str) -> None:
     """A run is alive (waiting for its turn, or for the bots to let it go on)."""
-    session.execute(update(GameAnalysis).where(GameAnalysis.game_key == game_key)  # type: ignore[arg-type]
-                    .where(GameAnalysis.status.in_(ACTIVE))  # type: ignore[attr-defined]
+    session.execute(update(GameAnalysis).where(col(GameAnalysis.game_key) == game_key)
+                    .where(col(GameAnalysis.status).in_(ACTIVE))
                     .values(updated_at=utc_now()))
 
 
 def finish(session: Session, *, game_key: str, result: dict[str, Any]) -> None:
-    session.execute(update(GameAnalysis).where(GameAnalysis.game_key == game_key)  # type: ignore[arg-type]
+    session.execute(update(GameAnalysis).where(col(GameAnalysis.game_key) == game_key)
                     .values(status=DONE, done=GameAnalysis.total, result=result, updated_at=utc_now()))
 
 
 def fail(session: Session, *, game_key: str) -> None:
-    session.execute(update(GameAnalysis).where(GameAnalysis.game_key == game_key)  # type: ignore[arg-type]
+    session.execute(update(GameAnalysis).where(col(GameAnalysis.game_key) == game_key)
                     .values(status=FAILED, updated_at=utc_now()))
 
 
@@ -91,7 +91,7 @@ def active_for_visitor(session: Session, *, visitor: str, quiet_since: datetime)
     """The games whose run `visitor` started and that are still waiting or running."""
     rows = session.exec(select(GameAnalysis.game_key)
                         .where(GameAnalysis.visitor == visitor)
-                        .where(GameAnalysis.status.in_(ACTIVE))  # type: ignore[attr-defined]
+                        .where(col(GameAnalysis.status).in_(ACTIVE))
                         .where(GameAnalysis.updated_at >= quiet_since))
     return list(rows)
 
@@ -99,5 +99,5 @@ def active_for_visitor(session: Session, *, visitor: str, quiet_since: datetime)
 def count_active(session: Session, *, quiet_since: datetime) -> int:
     """Runs waiting or running anywhere (every process)."""
     return int(session.exec(select(func.count()).select_from(GameAnalysis)
-                            .where(GameAnalysis.status.in_(ACTIVE))  # type: ignore[attr-defined]
+                            .where(col(GameAnalysis.status).in_(ACTIVE))
                             .where(GameAnalysis.updated_at >= quiet_since)).one())
