@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import random
 
-from tests.resilience.conftest import all_at, play_step, play_to_end, seat_three, start_game
+from tests.resilience.conftest import all_at, play_step, play_to_end, seat_three, settle, start_game
 
 
 async def test_sigterm_closes_with_1012_and_nothing_is_lost(database_url, start_server) -> None:
@@ -20,6 +20,7 @@ async def test_sigterm_closes_with_1012_and_nothing_is_lost(database_url, start_
         await play_step(clients, rng)
     version = max(c.version for c in clients)
     await all_at(clients, version)
+    await settle(clients)  # (the seat's own move comes right after the table's change)
     before = [c.fingerprint() for c in clients]
 
     # A move in flight as the signal arrives: it is either finished or never started.
