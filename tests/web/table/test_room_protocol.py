@@ -39,7 +39,7 @@ def check_no_leaks(players, room):
         hidden = hidden_cards(room, seat)
         frame = p.table
         assert not leaks(frame, hidden), (seat, leaks(frame, hidden))
-        assert not foreign_cards(frame, room.state.game.view(seat)), (seat, foreign_cards(frame, room.game.view(seat)))
+        assert not foreign_cards(frame, room.state.game.view(seat)), (seat, foreign_cards(frame, room.state.game.view(seat)))
 
 
 def play_one(players, room, rng):

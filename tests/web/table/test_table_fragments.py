@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import random
 import re
+from collections.abc import Iterator
 from html.parser import HTMLParser
 from typing import Any
 
@@ -15,12 +16,16 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.i18n import use_language
+from app.main import create_app
 from app.rooms import engine
+from app.rooms.clock import FakeClock
 from app.rooms.tokens import hash_token
 from bench.table_wire import Stale, apply, element, parse, pieces_of
+from tests.conftest import make_settings
 from tests.web.table.test_room_protocol import start, three_players
 from tests.web.table.test_turn_timer import settle
 from tests.web.table.viewers import read_as
+from tests.web.table.wsutil import close_all
 
 Node = tuple[str, tuple[tuple[str, str], ...], tuple[Any, ...]]
 
@@ -87,6 +92,18 @@ class Viewer:
         self.closed = True
 
 
+@pytest.fixture
+def web(db_url: str) -> Iterator[TestClient]:
+    """The app on a clock that stands still: a fresh render shows the turn timer's seconds left as
+    the last push did (on the wall clock a busy machine crossed a second between the push and the
+    fresh render, and the two differed by `data-turn-left` alone)."""
+    with TestClient(create_app(make_settings(db_url), clock=FakeClock())) as client:
+        try:
+            yield client
+        finally:
+            close_all()
+
+
 def fresh(web: TestClient, room: Any, viewer: Viewer) -> str:
     """The whole table `viewer`'s seat and language gets now, drawn from scratch (as the room page
     draws it: nothing reused from what was rendered before)."""
@@ -124,7 +141,7 @@ def test_each_connections_pushes_give_the_table_a_fresh_render_gives(web: TestCl
                         seen["fragments"] += len(pieces_of(frame["content"]))
                         shown[id(v)] = apply(shown[id(v)], frame)
                 v.frames.clear()
-                assert tree(shown[id(v)]) == tree(fresh(web, room, v)), (preset, v.seat, room.version)
+                assert tree(shown[id(v)]) == tree(fresh(web, room, v)), (preset, v.seat, room.state.version)
                 seen["checks"] += 1
 
         rng = random.Random(len(preset))
@@ -136,7 +153,7 @@ def test_each_connections_pushes_give_the_table_a_fresh_render_gives(web: TestCl
             g = room.state.game
             moves += 1
             if g.to_act is None:
-                await room.deal_next(room.version, by=0)
+                await room.deal_next(room.state.version, by=0)
             else:
                 await room.act(g.to_act, rng.choice([str(a) for a in g.legal_actions()]), room.state.version)
             check()
@@ -181,7 +198,7 @@ def test_one_shared_frame_per_language_the_same_bytes_for_all_and_no_hand_in_it(
                 v.frames.clear()
             g = room.state.game
             if g.to_act is None:
-                await room.deal_next(room.version, by=0)
+                await room.deal_next(room.state.version, by=0)
                 continue
             mover = g.to_act
             await room.act(mover, rng.choice([str(a) for a in g.legal_actions()]), room.state.version)
@@ -277,7 +294,7 @@ def test_names_with_markup_quotes_and_backslashes_are_text_in_every_piece(web: T
         while room.state.game is not None and not room.state.game.over:
             g = room.state.game
             if g.to_act is None:
-                await room.deal_next(room.version, by=0)
+                await room.deal_next(room.state.version, by=0)
             else:
                 await room.act(g.to_act, rng.choice([str(a) for a in g.legal_actions()]), room.state.version)
             keep()
@@ -338,7 +355,7 @@ def test_a_play_adds_itself_a_deal_adds_a_row_and_a_card_played_is_taken_away(we
             for v in viewers:
                 v.frames.clear()
             if g.to_act is None:
-                await room.deal_next(room.version, by=0)
+                await room.deal_next(room.state.version, by=0)
                 continue
             mover = g.to_act
             plays_before = len((g.view(None).get("trick") or {}).get("plays") or [])

@@ -80,7 +80,7 @@ def seated(client: TestClient, turn_seconds: str = "10") -> tuple[Any, list[Play
     players[0].send(do="start", v=room.state.version)
     # the start taken (not "after 50 ms": a busy machine may take longer)
     wait_until(lambda: (settle(client), room.state.status == "playing")[-1], what="the game started",
-               seen=lambda: (room.status, room.version))
+               seen=lambda: (room.state.status, room.state.version))
     catch_up(players, room)
     return room, players
 
@@ -207,7 +207,7 @@ def test_two_processes_racing_one_deadline_make_exactly_one_move(
             # reloaded after its refused commit, or followed the doorbell)
             wait_until(lambda: (settle(one), settle(two), room.state.version == other.state.version == version + 1)[-1],
                        what="both processes at the one timed-out move",
-                       seen=lambda: (room.version, other.version, caplog.text[-400:]))
+                       seen=lambda: (room.state.version, other.state.version, caplog.text[-400:]))
             events = timeout_events(room.manager.db, room.state.id)
             assert len(events) == 1 and events[0].seq == version + 1
             if engine == "sqlite":  # no doorbell between the two: the loser's commit was refused
