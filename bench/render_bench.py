@@ -4,6 +4,7 @@ action path, every frame each seat and a spectator would be pushed, timed and fi
     python bench/render_bench.py                 # microseconds of rendering per push
     python bench/render_bench.py --digest        # also a fingerprint of every frame
     python bench/render_bench.py --dump DIR      # every frame as a file (to diff two versions)
+    python bench/render_bench.py --bytes         # where a seat's frame bytes go, per action
 
 Seven games (all five presets, kurkku with exchange, three to five seats, names with markup,
 backslashes and non-ASCII), deals from a seeded shuffle, the clock standing still (`--rounds`
@@ -24,6 +25,7 @@ import cProfile
 import hashlib
 import pstats
 import random
+import re
 import sys
 import tempfile
 import time
@@ -104,8 +106,11 @@ class Timed:
         LiveRoom.publish = timed_publish  # type: ignore[method-assign]
 
 
+SEEN: list[int] = [0]  # pushes times the connections that saw them, over every room (for --bytes)
+
+
 async def play(app: Any, spec: Game, rng: random.Random, frames: list[str], *, lang: str | None,
-               spectator: bool) -> None:
+               spectator: bool, timer: Timed) -> None:
     from app.rooms.tokens import hash_token
 
     manager = app.state.rooms
@@ -124,6 +129,7 @@ async def play(app: Any, spec: Game, rng: random.Random, frames: list[str], *, l
         v.seat = room.seat_of(v.token_hash) if v.token_hash else None
         v.frames = []  # each its own, in order (the room offers them in no fixed order of viewers)
         room.connections.add(v)  # type: ignore[arg-type]
+    pushes_before = len(timer.times)
     await room.start(0, dealer=0)
     moves = 0
     while room.state.game is not None and not room.state.game.over and moves < 2000:
@@ -135,18 +141,19 @@ async def play(app: Any, spec: Game, rng: random.Random, frames: list[str], *, l
         action = rng.choice([str(a) for a in g.legal_actions()])
         await room.act(g.to_act, action, room.state.version)
     room.connections.clear()
+    SEEN[0] += (len(timer.times) - pushes_before) * len(viewers)
     for v in viewers:
         frames.extend(v.frames)
 
 
-async def play_all(app: Any, args: argparse.Namespace, frames: list[str]) -> None:
+async def play_all(app: Any, args: argparse.Namespace, frames: list[str], timer: Timed) -> None:
     rng = random.Random(args.seed)
     for round_ in range(args.rounds):
         for spec in GAMES if args.games == "all" else [g for g in GAMES if g.preset == args.games][:1]:
             if round_:  # other players and other deals, as at the many tables of a server
                 spec = replace(spec, names=tuple(f"{name} {round_}" for name in spec.names),
                                seed=spec.seed + 1000 * round_)
-            await play(app, spec, rng, frames, lang=args.lang, spectator=not args.no_spectator)
+            await play(app, spec, rng, frames, lang=args.lang, spectator=not args.no_spectator, timer=timer)
 
 
 def run(args: argparse.Namespace) -> None:
@@ -164,12 +171,13 @@ def run(args: argparse.Namespace) -> None:
         frames: list[str] = []
         slugs = iter(range(10**9))
         timer.times = []
+        SEEN[0] = 0
         with tempfile.TemporaryDirectory(prefix="gurka-render-") as tmp:
             settings = Settings(database_url=f"sqlite:///{tmp}/render.db", bot_delay=0.0, secret_key=new_secret(),
                                 deal_pause=2.0)
             app = create_app(settings, clock=FakeClock(start=1_800_000_000.0))
             with TestClient(app) as client:
-                client.portal.call(play_all, app, args, frames)
+                client.portal.call(play_all, app, args, frames, timer)
         runs.append(timer.times)
         if run == 0:
             first = frames
@@ -186,11 +194,46 @@ def run(args: argparse.Namespace) -> None:
     if args.digest or args.dump:
         digest = hashlib.sha256("\0".join(frames).encode()).hexdigest()
         print(f"frames: {len(frames)}, sha256 {digest}")
+    if args.bytes:
+        print_bytes(frames, SEEN[0])
     if args.dump:
         out = Path(args.dump)
         out.mkdir(parents=True, exist_ok=True)
         for i, frame in enumerate(frames):
             (out / f"{i:06d}.json").write_text(frame)
+
+
+def print_bytes(frames: list[str], seen: int) -> None:
+    """Where the bytes of the frames go, per connection and push (`seen`: the pushes times the
+    connections that saw them): each frame's head line, and each piece by its id (numbers taken
+    out: every play is `table-play-#`). A whole table (a connection's first frame) is counted apart."""
+    from bench.table_wire import parse, pieces_of
+
+    by: dict[str, int] = {}
+    for message in frames:
+        frame = parse(message)
+        head = message.partition("\n")[0]
+        if frame["kind"] == "table":
+            by["(whole tables)"] = by.get("(whole tables)", 0) + len(message.encode())
+            continue
+        if "content" not in frame:
+            by[f"({frame['kind']})"] = by.get(f"({frame['kind']})", 0) + len(message.encode())
+            continue
+        by[f"(head: {frame['kind']})"] = by.get(f"(head: {frame['kind']})", 0) + len(head.encode()) + 1
+        rest = len(frame["content"].encode())
+        for target, swap, html in pieces_of(frame["content"]):
+            key = re.sub(r"^card-.*", "card-*", re.sub(r"[0-9]+", "#", target)) + ("" if swap == "outerMorph" else f" ({swap})")
+            size = len(html.encode()) + (len(f' hx-swap-oob="{swap}"') if swap != "beforeend" else 0)
+            by[key] = by.get(key, 0) + size
+            rest -= size
+        by["(list wrappers)"] = by.get("(list wrappers)", 0) + rest
+    total = sum(v for k, v in by.items() if k != "(whole tables)")
+    per = max(1, seen)
+    print(f"bytes per connection and push ({len(frames)} frames, {seen} pushes seen): "
+          f"{total / per:.0f} (whole tables apart: {by.get('(whole tables)', 0) / per:.0f})")
+    for key, size in sorted(by.items(), key=lambda kv: -kv[1]):
+        if key != "(whole tables)":
+            print(f"  {size / per:7.1f}  {key}")
 
 
 def main() -> None:
@@ -207,6 +250,7 @@ def main() -> None:
     parser.add_argument("--profile", type=int, default=0, metavar="N",
                         help="profile the rendering (cProfile: it doubles the time) and show the N costliest functions")
     parser.add_argument("--dump", help="write every frame to this folder")
+    parser.add_argument("--bytes", action="store_true", help="where the frames' bytes go, per connection and push")
     run(parser.parse_args())
 
 

@@ -108,11 +108,11 @@ def apply(table: str, frame: dict[str, Any]) -> str:
             table = table[:start] + table[end:]
         else:
             table = table[:inner_end] + content + table[inner_end:]
-    for name, value in (frame.get("attrs") or {}).items():
+    for name, value in (frame.get("attrs") or {}).items():  # (the section's data-*, named without it)
         if value is None:
-            attrs.pop(name, None)
+            attrs.pop(f"data-{name}", None)
         else:
-            attrs[name] = value
+            attrs[f"data-{name}"] = value
     attrs.pop("id", None)
     head = SECTION_OPEN.search(table)
     assert head is not None

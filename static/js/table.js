@@ -67,8 +67,9 @@
     var idle = wrap && wrap.dataset.idle && table.dataset.toAct !== "" && !selecting && move.mode !== "play" ? wrap.dataset.idle : "";
     if (selecting) { hand.dataset.select = move.mode; } else { delete hand.dataset.select; }
     all(hand, ".cardbtn").forEach(function (b) {
-      var code = b.dataset.code, inner = b.querySelector(".card");
-      var name = inner ? inner.getAttribute("aria-label") : code;
+      // the card's own name, as the server wrote it on the button (kept: the label changes below)
+      var code = b.dataset.code;
+      var name = b.dataset.name || (b.dataset.name = b.getAttribute("aria-label") || code);
       var ok = move.mode === "play" ? !!one[code] : move.mode === "exchange" ? true : move.mode === "select" ? !!some[code] : false;
       var why = ok ? "" : (move.why[code] || (move.mode === "play" || move.mode === "select" ? "" : idle));
       b.classList.toggle("playable", ok);
@@ -225,9 +226,10 @@
     socket.send(JSON.stringify({ do: "sync", v: isNaN(shown) ? null : shown }));
   }
 
+  // The section's data-* attributes that changed, named without "data-" (null: taken away)
   function setAttrs(el, attrs) {
     Object.keys(attrs || {}).forEach(function (name) {
-      if (attrs[name] === null) el.removeAttribute(name); else el.setAttribute(name, attrs[name]);
+      if (attrs[name] === null) el.removeAttribute("data-" + name); else el.setAttribute("data-" + name, attrs[name]);
     });
   }
 

@@ -41,7 +41,7 @@ def play_to_the_pause(page) -> None:  # type: ignore[no-untyped-def]
 
 def final_cards_shown(page, players: int) -> None:  # type: ignore[no-untyped-def]
     assert "here are its final cards" in page.locator(".banner.nextdeal").inner_text()
-    plays = page.locator("#table-plays .play")
+    plays = page.locator("#table-plays > li")
     assert plays.count() == players, "the final trick is on the felt"
     assert all(plays.nth(i).is_visible() for i in range(players))
     finals = page.locator(".dealend .finals li")

@@ -148,7 +148,7 @@ def test_each_viewer_reads_its_own_table_and_keeps_what_it_holds(server: str, br
                     # and shows the trick taken last, asked for again once the next one was taken
                     watcher.wait_for_function(
                         "() => { const t = document.getElementById('table'), p = t.querySelector('.lastplays > div');"
-                        " return p && p.dataset.trick === t.dataset.previous && p.querySelectorAll('.play').length > 0; }",
+                        " return p && p.dataset.trick === t.dataset.previous && p.querySelectorAll('li').length > 0; }",
                         timeout=15000)
             plays += 1
             if not sheet_opened and watcher.locator("details.scoresheet").count():

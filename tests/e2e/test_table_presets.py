@@ -159,7 +159,7 @@ def test_gurka_night_by_keyboard(server: str, browser, shots: Path) -> None:  # 
                 page.locator("details.lasttrick summary").focus()
                 page.keyboard.press("Enter")
                 assert page.locator("details.lasttrick[open]").count() == 1
-                page.locator("details.lasttrick .lastplays .play").first.wait_for(timeout=15000)  # its plays come
+                page.locator("details.lasttrick .lastplays li").first.wait_for(timeout=15000)  # its plays come
                 opened = True
                 page.locator(f'.hand .cardbtn[data-code="{back_to}"]').focus()
             elif opened and page.locator("details.lasttrick").count():
@@ -223,7 +223,7 @@ def test_gurka_is_exchange_and_multi_card_lead(server: str, browser, shots: Path
                 before = version(page)
                 page.keyboard.press("Enter")
                 wait_after(page, before)
-                mine = page.locator(".felt .play", has_text="Anna").first
+                mine = page.locator(".felt .plays > li", has_text="Anna").first
                 assert mine.locator(".card").count() == len(cards), "the whole set is on the table"
                 led_set = True
             elif mode == "play" and not leading(page):
@@ -263,7 +263,7 @@ def test_vidivellir_pair_and_kill_or_lay_on(server: str, browser, shots: Path) -
                 elif mode == "select" and leading(page) and not pair_led and any(len(a.split()) == 3 for a in legal(page)):
                     cards = next(a for a in legal(page) if len(a.split()) == 3).split()[1:]
                     select_and_send(page, cards)
-                    assert page.locator(".felt .play", has_text="Anna").first.locator(".card").count() == 2
+                    assert page.locator(".felt .plays > li", has_text="Anna").first.locator(".card").count() == 2
                     pair_led = True
                 elif mode == "select" and not leading(page):
                     advice = page.locator(".advice").inner_text()
@@ -284,7 +284,7 @@ def test_vidivellir_pair_and_kill_or_lay_on(server: str, browser, shots: Path) -
                             play_simply(page, mode)
                             continue
                         select_and_send(page, better[0].split()[1:])
-                        how = page.locator(".felt .play", has_text="Anna").first.text_content() or ""
+                        how = page.locator(".felt .plays > li", has_text="Anna").first.text_content() or ""
                         assert "killed" in how or "laid on" in how, how
                         page.screenshot(path=str(shots / "presets-vidivellir-kill-or-lay-on.png"))
                         killed = True

@@ -211,8 +211,10 @@ def _say(pieces: Pieces, room: LiveRoom, view: dict[str, Any] | None, names: tup
     trick = view.get("trick") or {}
     plays = trick.get("plays") or []
     follow = len(plays[0]["cards"]) if plays else 1  # how many cards a follower plays
-    pieces["table-say"] = Piece("say", ("play", view["phase"], turns, humans, follow, tuple(view.get("out") or ()),
-                                        names))
+    # (between deals nobody is to act, so no seat reads its turn in the phase's words: the line
+    # stays as the next deal's first trick will need it, and is not sent twice per deal)
+    phase = "play" if view["phase"] == "waiting" else view["phase"]
+    pieces["table-say"] = Piece("say", ("play", phase, turns, humans, follow, tuple(view.get("out") or ()), names))
 
 
 def _seats(pieces: Pieces, room: LiveRoom, view: dict[str, Any] | None, names: tuple[str | None, ...],
@@ -266,19 +268,19 @@ def _felt(pieces: Pieces, room: LiveRoom, view: dict[str, Any] | None, names: tu
             pieces[play_ids[-1]] = Piece("play", (play_ids[-1], p["seat"], tuple(p["cards"]), p["how"],
                                                   names[p["seat"]], top))
     pieces["table-plays"] = Piece("plays_now", None, tuple(play_ids), listing=True)
-    if plays:
-        pieces["table-lead"] = Piece("lead", ("playing", bool(trick.get("final"))))
-    elif phase != "play":
+    if phase != "play":
         pieces["table-lead"] = Piece("lead", ("phase", phase, view.get("stock_count")))
     else:
-        to_act = view.get("to_act")
-        seat = room.state.seats.get(to_act) if to_act is not None else None
-        lead_seat = None if to_act is None or seat is None or seat.bot_controlled else to_act
+        # who took the last trick and who leads this one: the same from its lead to its last play
+        # (shown while it is led, `data-leading`), so a play does not send the line again
+        leader = plays[0]["seat"] if plays else view.get("to_act")
+        seat = room.state.seats.get(leader) if leader is not None else None
+        lead_seat = None if leader is None or seat is None or seat.bot_controlled else leader
         exchange, rassi = view.get("exchange") or {}, view.get("rassi") or {}
         before = () if last else (tuple((d["seat"], d["count"]) for d in exchange.get("done") or ()),
                                   tuple((k, s) for k in RASSI_KINDS for s in rassi.get(k) or ()))
-        pieces["table-lead"] = Piece("lead", ("lead", last["winner"] if last else None, to_act, lead_seat,
-                                              before, names))
+        pieces["table-lead"] = Piece("lead", ("lead", last["winner"] if last else None, leader, lead_seat,
+                                              before, names, bool(trick.get("final"))))
     # (shown while the next trick is played: while its plays are the last trick's, it is hidden,
     # `data-trick-done`; an open one stays open from trick to trick)
     pieces["table-previous"] = Piece("previous", room.state.slug if last and phase == "play" else None)
@@ -401,7 +403,7 @@ def _hand(pieces: Pieces, view: dict[str, Any], own: dict[str, Any], top: tuple[
     else:
         mode = "watch"
     hand: list[str] = list(own.get("hand") or ())
-    if not hand:
+    if not hand and (view.get("over") or own.get("seat") in (view.get("out") or ())):
         pieces["table-hand"] = Piece("hand", None)
         return mode
     card_ids = []
@@ -433,7 +435,8 @@ def _hand(pieces: Pieces, view: dict[str, Any], own: dict[str, Any], top: tuple[
         mode, advice, tuple(legal),
         tuple((None if said is not None and why == said else why, tuple(codes)) for why, codes in blocked.items()),
         preselect, exchange_max if mode == "exchange" else None))
-    # (the send buttons' words for 0, 1, 2... cards selected: up to a whole hand of the deal)
+    # (the send buttons' words for 0, 1, 2... cards selected: up to a whole hand of the deal; between
+    # deals the hand stays, empty, so a deal sends only its cards)
     pieces["table-hand"] = Piece("hand", max(len(hand), int(view.get("hand_size") or 0)),
                                  ("table-move", "table-cards"))
     return mode

@@ -24,7 +24,7 @@ at the end of a list):
 - `{"kind":"table","version":v,"seq":n}` and the whole `<section id="table" ...>`;
 - `{"kind":"fragments","version":v,"seq":n,"attrs":{...}}` and the public pieces that changed
   since `seq` n-1 (a page showing another `seq` asks for the whole table); `attrs`: the
-  section's attributes that changed (null: taken away);
+  section's `data-` attributes that changed, by their names after `data-` (null: taken away);
 - `{"kind":"private","seq":n,"attrs":{...}}` and the seat's own pieces that changed, at `seq` n
   (after that `seq`'s shared frame, if any);
 - and, as JSON: `{"kind": "notice", ...}`, `{"kind": "chat", ...}`, `{"kind": "chatform", ...}`,
@@ -102,7 +102,7 @@ def _change(old: Pieces, new: Pieces, id_: str, ops: list[Op]) -> None:
     if now.listing:  # kids taken away, and kids added at the end
         staying = set(now.kids)
         kept = tuple(kid for kid in before.kids if kid in staying)
-        if kept and now.kids[:len(kept)] == kept:  # (with none kept, the whole list is as short)
+        if (kept or not before.kids) and now.kids[:len(kept)] == kept:  # (with none kept of some, the whole list is as short)
             ops.extend(Op("delete", kid) for kid in before.kids if kid not in staying)
             for kid in kept:
                 _change(old, new, kid, ops)
@@ -250,8 +250,8 @@ class TablePublisher:
                                 f'{self.drawer.pieces(pieces, op.kids)}</hx-partial>')
                 else:
                     html.append(out_of_band(self.drawer.piece(pieces, op.target), op.swap))
-        if attrs:
-            head["attrs"] = attrs
+        if attrs:  # (by their names after "data-": the section has no other attributes that change)
+            head["attrs"] = {name.removeprefix("data-"): value for name, value in attrs.items()}
         return frame(head, "".join(html))
 
 

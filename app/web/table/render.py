@@ -49,12 +49,12 @@ def setup_templates(templates: Jinja2Templates) -> None:
     env.filters.update(card_label=card_label, card_short=pretty, option_label=option_label, option_help=option_help)
 
     @functools.lru_cache(maxsize=2048)
-    def drawn(lang: str, code: str, size: str, extra: str, top: bool) -> Markup:
-        return Markup(parts.card_drawn(code, size, extra, top))
+    def drawn(lang: str, code: str, size: str, extra: str, top: bool, named: bool) -> Markup:
+        return Markup(parts.card_drawn(code, size, extra, top, named))
 
-    def card(code: str, size: str = "", extra: str = "", top: bool = False) -> Markup:
+    def card(code: str, size: str = "", extra: str = "", top: bool = False, named: bool = True) -> Markup:
         """A card drawn by the macro `card_drawn` of _parts.html (whose own macros call it too)."""
-        return drawn(current_language(), code, size, extra, bool(top))
+        return drawn(current_language(), code, size, extra, bool(top), named)
 
     env.globals["card"] = card  # (before the module is made: its macros see the globals as they are then)
     parts: Any = env.get_template(PARTS).module  # its macros, for every template
