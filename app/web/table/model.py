@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 from app.rooms.room import LiveRoom
 from app.rules.cards import pretty_cards
@@ -51,14 +51,16 @@ Panel = Callable[[LiveRoom, "int | None"], str]
 class Piece(NamedTuple):
     """One element of the table: drawn by the macro `macro` of templates/table/table.html from
     `data` and its kids (drawn first); `listing`: its kids are its element's children, in
-    order, so kids added at the end are sent as such and kids taken away are deleted. (A named
-    tuple, not a frozen dataclass: a push makes some sixty, and a frozen dataclass sets each
-    field through `object.__setattr__`.)"""
+    order, so kids added at the end are sent as such: "keyed", each kid drawn with its id (a
+    kid taken away is deleted, a kid changed is sent alone), or "appended", kids drawn without
+    one (any other change sends the whole list: a trick's plays). (A named tuple, not a frozen
+    dataclass: a push makes some sixty, and a frozen dataclass sets each field through
+    `object.__setattr__`.)"""
 
     macro: str
     data: Any
     kids: tuple[str, ...] = ()
-    listing: bool = False
+    listing: Literal["", "keyed", "appended"] = ""
 
 
 Pieces = dict[str, Piece]
@@ -99,7 +101,8 @@ def top_cards(room: LiveRoom) -> tuple[str, ...]:
 
 class SeatRow(NamedTuple):
     """A seat as its row in the list of players shows it (its card count and its score are pieces
-    of their own; who deals and who leads first, the section says: `data-dealer`, `data-forehand`)."""
+    of their own; who deals, who leads first and who is out, the section says: `data-dealer`,
+    `data-forehand`, `data-out`)."""
 
     seat: int
     empty: bool
@@ -111,8 +114,7 @@ class SeatRow(NamedTuple):
     can_hand_to_bot: bool = False
     bot_level: str | None = None
     lobby: bool = False
-    in_game: bool = False  # (a latecomer sits out until the next game)
-    out: bool = False
+    in_game: bool = False  # (a latecomer sits out until the next game; who is out, the section says: `data-out`)
     multiplier: int = 1
 
 
@@ -168,6 +170,7 @@ def public_table(room: LiveRoom) -> Public:
         "data-to-act": "" if to_act is None else str(to_act),
         "data-dealer": "" if view is None else str(view["dealer"]),
         "data-forehand": "" if view is None else str(view["forehand"]),
+        "data-out": "" if view is None else " ".join(map(str, view["out"])),  # the seats out of the game
         # whose play holds the trick on the felt; whether that trick is taken already (it shows dimmed)
         "data-winning": _winning(view),
         "data-leading": "true" if view is not None and not trick.get("plays") else "",
@@ -240,11 +243,10 @@ def _seats(pieces: Pieces, room: LiveRoom, view: dict[str, Any] | None, names: t
             pieces[count] = Piece("count", (i, view["hand_counts"][i]))
             pieces[stats] = Piece("stats", (i, row.name, view["scores"][i], view["target"], view["agurk"][i],
                                             tuple(view["penalty_cards"][i])))
-            pieces[key] = Piece("seat", row._replace(in_game=True, out=i in view["out"],
-                                                     multiplier=view["multipliers"][i]), (count, stats))
+            pieces[key] = Piece("seat", row._replace(in_game=True, multiplier=view["multipliers"][i]), (count, stats))
         else:
             pieces[key] = Piece("seat", row)
-    pieces["table-seats"] = Piece("seats", None, tuple(kids), listing=True)
+    pieces["table-seats"] = Piece("seats", None, tuple(kids), listing="keyed")
 
 
 def _felt(pieces: Pieces, room: LiveRoom, view: dict[str, Any] | None, names: tuple[str | None, ...]) -> None:
@@ -265,9 +267,8 @@ def _felt(pieces: Pieces, room: LiveRoom, view: dict[str, Any] | None, names: tu
         key = f"table-play-{trick_key(None, shown)}"
         for i, p in enumerate(shown):
             play_ids.append(f"{key}-{i}")
-            pieces[play_ids[-1]] = Piece("play", (play_ids[-1], p["seat"], tuple(p["cards"]), p["how"],
-                                                  names[p["seat"]], top))
-    pieces["table-plays"] = Piece("plays_now", None, tuple(play_ids), listing=True)
+            pieces[play_ids[-1]] = Piece("play", (p["seat"], tuple(p["cards"]), p["how"], names[p["seat"]], top))
+    pieces["table-plays"] = Piece("plays_now", None, tuple(play_ids), listing="appended")
     if phase != "play":
         pieces["table-lead"] = Piece("lead", ("phase", phase, view.get("stock_count")))
     else:
@@ -281,9 +282,10 @@ def _felt(pieces: Pieces, room: LiveRoom, view: dict[str, Any] | None, names: tu
                                   tuple((k, s) for k in RASSI_KINDS for s in rassi.get(k) or ()))
         pieces["table-lead"] = Piece("lead", ("lead", last["winner"] if last else None, leader, lead_seat,
                                               before, names, bool(trick.get("final"))))
-    # (shown while the next trick is played: while its plays are the last trick's, it is hidden,
+    # (there all game, shown once a trick was taken while the next one is played: the section's
+    # `data-previous` names it, and while its plays are still the last trick's it is hidden,
     # `data-trick-done`; an open one stays open from trick to trick)
-    pieces["table-previous"] = Piece("previous", room.state.slug if last and phase == "play" else None)
+    pieces["table-previous"] = Piece("previous", room.state.slug)
     pieces["table-felt"] = Piece("felt", True, ("table-plays", "table-lead", "table-previous"))
 
 
@@ -335,7 +337,7 @@ def _sheet(pieces: Pieces, room: LiveRoom, names: tuple[str | None, ...]) -> Non
         row_ids.append(key)
         pieces[key] = Piece("sheetrow", (row, names))
     pieces["table-sheetsum"] = Piece("sheetsum", len(rows))
-    pieces["table-sheetrows"] = Piece("sheetrows", None, tuple(row_ids), listing=True)
+    pieces["table-sheetrows"] = Piece("sheetrows", None, tuple(row_ids), listing="keyed")
     pieces["table-sheet"] = Piece("sheet", names, ("table-sheetsum", "table-sheetrows"))
 
 
@@ -412,7 +414,7 @@ def _hand(pieces: Pieces, view: dict[str, Any], own: dict[str, Any], top: tuple[
         key = f"card-{code.lower()}" + (f"-{copy + 1}" if copy else "")
         card_ids.append(key)
         pieces[key] = Piece("hand_card", (key, code, code in top))
-    pieces["table-cards"] = Piece("cards", len(hand) > 10, tuple(card_ids), listing=True)
+    pieces["table-cards"] = Piece("cards", len(hand) > 10, tuple(card_ids), listing="keyed")
     trick = view.get("trick") or {}
     leading = not trick.get("plays")
     why_not: dict[str, str] = own.get("why_not") or {} if phase == "play" and my_turn else {}

@@ -93,6 +93,14 @@ def _change(old: Pieces, new: Pieces, id_: str, ops: list[Op]) -> None:
     if before is None or before.macro != now.macro or before.data != now.data:
         ops.append(Op("outerMorph", id_))
         return
+    if now.listing == "appended":  # (its kids have no ids: only kids added at the end go alone)
+        kept = now.kids[:len(before.kids)]
+        if kept == before.kids and all(old[kid] == new[kid] for kid in kept):
+            if len(now.kids) > len(kept):
+                ops.append(Op("beforeend", id_, now.kids[len(kept):]))
+            return
+        ops.append(Op("outerMorph", id_))
+        return
     if before.kids == now.kids:
         for kid in now.kids:
             piece = new[kid]
