@@ -154,7 +154,7 @@ def test_gurka_night_by_keyboard(server: str, browser, shots: Path) -> None:  # 
             assert mode == "play"
             no_hidden_cards(page)
             # open the previous trick by keyboard (on our turn: nothing else moves), then play on
-            if not opened and page.locator("details.lasttrick").count():
+            if not opened and page.locator("details.lasttrick:visible").count():
                 back_to = page.evaluate("document.activeElement.dataset.code")
                 page.locator("details.lasttrick summary").focus()
                 page.keyboard.press("Enter")
@@ -162,7 +162,7 @@ def test_gurka_night_by_keyboard(server: str, browser, shots: Path) -> None:  # 
                 page.locator("details.lasttrick .lastplays li").first.wait_for(timeout=15000)  # its plays come
                 opened = True
                 page.locator(f'.hand .cardbtn[data-code="{back_to}"]').focus()
-            elif opened and page.locator("details.lasttrick").count():
+            elif opened and page.locator("details.lasttrick:visible").count():
                 assert page.locator("details.lasttrick[open]").count() == 1, "the previous trick stays open"
             focused = page.evaluate("document.activeElement.dataset.code || null")
             assert focused in hand_codes(page), "focus stays on a card of the hand across live updates"

@@ -19,6 +19,7 @@ class _Reader(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.section = section
         self.stack: list[bool] = []  # per open element: hidden from this viewer
+        self.seat = ""  # the seat whose row is being read
         self.words: list[str] = []
         self.html: list[str] = []
 
@@ -39,12 +40,17 @@ class _Reader(HTMLParser):
             return True
         classes = (attrs.get("class") or "").split()
         leading = s.get("data-leading") == "true"
-        if attrs.get("id") == "table-previous" and s.get("data-trick-done") == "true":
+        if attrs.get("id") == "table-previous" and (s.get("data-trick-done") == "true" or not s.get("data-previous")):
             return True
-        return ("lead" in classes and not leading) or ("follow" in classes and leading)
+        if "outtag" in classes and self.seat not in s.get("data-out", "").split():
+            return True
+        return ("lead" in classes and not leading) or ("follow" in classes and leading) or (
+            "leading" in classes and not leading)
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         found = dict(attrs)
+        if tag == "li" and "seat" in (found.get("class") or "").split():
+            self.seat = found.get("data-seat") or ""
         if tag == "section" and found.get("id") == "table":
             self.section = {k: v or "" for k, v in found.items()} | self.section
         hidden = (bool(self.stack) and self.stack[-1]) or self._hidden(found)
