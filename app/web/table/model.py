@@ -222,28 +222,30 @@ def _say(pieces: Pieces, room: LiveRoom, view: dict[str, Any] | None, names: tup
 
 def _seats(pieces: Pieces, room: LiveRoom, view: dict[str, Any] | None, names: tuple[str | None, ...],
            lobby: bool) -> None:
+    state = room.state
     present = room.present()
     handovers = room.handovers()
-    n = room.state.capacity if view is None else len(room.state.seats)
+    n = state.capacity if view is None else len(state.seats)
     playing = len(view["scores"]) if view is not None else 0
     kids: list[str] = []
     for i in range(n):
         key = f"table-seat-{i}"
         kids.append(key)
-        s = room.state.seats.get(i)
+        s = state.seats.get(i)
         if s is None:
             pieces[key] = Piece("seat", SeatRow(i, True, None, lobby=lobby))
             continue
-        row = SeatRow(i, False, names[i] if i < len(names) else s.name, s.is_bot, s.bot_controlled,
-                      s.is_bot or i in present, i == room.state.host, i in handovers,
-                      room.bot_level(i) if s.is_bot or s.bot_controlled else None, lobby)
-        if i < playing:
-            assert view is not None
+        name = names[i] if i < len(names) else s.name
+        in_game = i < playing
+        row = SeatRow(i, False, name, s.is_bot, s.bot_controlled, s.is_bot or i in present, i == state.host,
+                      i in handovers, room.bot_level(i) if s.is_bot or s.bot_controlled else None, lobby,
+                      in_game, view["multipliers"][i] if view is not None and in_game else 1)
+        if view is not None and in_game:
             count, stats = f"table-count-{i}", f"table-stats-{i}"
             pieces[count] = Piece("count", (i, view["hand_counts"][i]))
-            pieces[stats] = Piece("stats", (i, row.name, view["scores"][i], view["target"], view["agurk"][i],
+            pieces[stats] = Piece("stats", (i, name, view["scores"][i], view["target"], view["agurk"][i],
                                             tuple(view["penalty_cards"][i])))
-            pieces[key] = Piece("seat", row._replace(in_game=True, multiplier=view["multipliers"][i]), (count, stats))
+            pieces[key] = Piece("seat", row, (count, stats))
         else:
             pieces[key] = Piece("seat", row)
     pieces["table-seats"] = Piece("seats", None, tuple(kids), listing="keyed")
