@@ -16,9 +16,8 @@ import json
 import re
 from typing import Any
 
-OUT_OF_BAND = re.compile(r' hx-swap-oob="(outerMorph|delete)"')
+OUT_OF_BAND = re.compile(r' hx-swap-oob="(outerMorph|delete|beforeend)"')
 ID = re.compile(r' id="([a-z0-9-]+)"')
-APPEND = re.compile(r'<hx-partial id="([a-z0-9-]+)" hx-swap="beforeend">')
 TAG = re.compile(r"<(/?)([a-z][a-z0-9-]*)\b[^>]*?(/?)>")
 VOID = frozenset({"meter", "input", "br", "img", "use", "hr", "meta", "link", "path", "circle"})
 SECTION_OPEN = re.compile(r'<section id="table"[^>]*>')
@@ -79,12 +78,11 @@ def pieces_of(content: str) -> list[tuple[str, str, str]]:
         opening = TAG.match(content, at)
         assert opening is not None and not opening.group(1), content[at:at + 80]
         inner_end, end = closing(content, opening)
-        appended = APPEND.match(opening.group(0))
-        if appended:
-            out.append((appended.group(1), "beforeend", content[opening.end():inner_end]))
+        swap, id_ = OUT_OF_BAND.search(opening.group(0)), ID.search(opening.group(0))
+        assert swap is not None and id_ is not None, opening.group(0)
+        if swap.group(1) == "beforeend":  # (the wrapper is taken away: what it holds goes in)
+            out.append((id_.group(1), "beforeend", content[opening.end():inner_end]))
         else:
-            swap, id_ = OUT_OF_BAND.search(opening.group(0)), ID.search(opening.group(0))
-            assert swap is not None and id_ is not None, opening.group(0)
             out.append((id_.group(1), swap.group(1), OUT_OF_BAND.sub("", content[at:end], count=1)))
         at = end
     return out

@@ -52,7 +52,10 @@ def test_focus_and_typed_chat_survive_other_players_moves_on_a_phone(server: str
             if before is None:
                 time.sleep(0.05)
                 continue
-            wait_page(page, "v => +document.getElementById('table').dataset.version > v", before,
+            # (or my turn: the table's frame at that version came, and the seat's own, saying it
+            # is my turn, comes after it)
+            wait_page(page, "v => { const t = document.getElementById('table');"
+                            " return +t.dataset.version > v || t.dataset.mode !== 'watch'; }", before,
                       what="another player's move")
             pushes = page.evaluate("window.__pushes")
             # while it is still not my turn, my hand's fragment was not replaced: the very card

@@ -18,8 +18,8 @@ A connection keeps only which `seq` and seat it was last shown (`Connection.show
 Frames of the table are a head and HTML (the README, "The table on the wire"): one line of JSON
 that says what the frame is, then the pieces, each carrying how it goes in (htmx's own out-of-band
 swaps: `hx-swap-oob="outerMorph"` replaces the piece with that id, keeping what the page holds in
-it; `hx-swap-oob="delete"` takes it away; `<hx-partial id=".." hx-swap="beforeend">` adds pieces
-at the end of a list):
+it; `hx-swap-oob="delete"` takes it away; `<ol id=".." hx-swap-oob="beforeend">` adds the pieces
+inside at the end of the list with that id, the wrapper itself taken away):
 
 - `{"kind":"table","version":v,"seq":n}` and the whole `<section id="table" ...>`;
 - `{"kind":"fragments","version":v,"seq":n,"attrs":{...}}` and the public pieces that changed
@@ -54,6 +54,7 @@ from app.web.table.render import Drawer, render_block
 
 NOTICE_TEMPLATE = "table/room.html"
 OPENING = re.compile(r"<[a-z][a-z0-9-]*")  # a piece's first tag, up to its name
+HOLDER = {"li": "ol", "tr": "tbody"}  # an element that may hold pieces of this tag (else a <div>)
 
 
 def out_of_band(html: str, swap: str) -> str:
@@ -253,9 +254,11 @@ class TablePublisher:
                     html.append(f'<i id="{op.target}" hx-swap-oob="delete"></i>')
                     continue
                 self.drawn += 1
-                if op.kids:
-                    html.append(f'<hx-partial id="{op.target}" hx-swap="beforeend">'
-                                f'{self.drawer.pieces(pieces, op.kids)}</hx-partial>')
+                if op.kids:  # (in an element htmx takes away, one that may hold them: <ol> for <li>...)
+                    kids = self.drawer.pieces(pieces, op.kids)
+                    opening = OPENING.match(kids)
+                    tag = HOLDER.get(opening.group(0)[1:] if opening else "", "div")
+                    html.append(f'<{tag} id="{op.target}" hx-swap-oob="beforeend">{kids}</{tag}>')
                 else:
                     html.append(out_of_band(self.drawer.piece(pieces, op.target), op.swap))
         if attrs:  # (by their names after "data-": the section has no other attributes that change)
