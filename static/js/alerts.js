@@ -1,6 +1,6 @@
 // Gurka online: your-turn alerts and the table talk's small helpers.
-// - The page knows "it is my turn" only from the pushed table (#table[data-my-turn]); the words
-//   (title prefix, notification text) come from the server-rendered page, never from here.
+// - The page knows "it is my turn" only from the pushed table (#table[data-mode]: play, select,
+//   exchange or rassi); the words (title prefix, notification text) come from the server-rendered page.
 // - Title and favicon change while it is your turn; a short WebAudio beep (off by default) and an
 //   opt-in browser notification (only while the page is hidden) when your turn starts.
 // - Spectators never have a turn, and your own moves never start one, so nothing fires for them.
@@ -60,7 +60,7 @@
   function onTable() {
     var table = document.getElementById("table");
     if (!table) return;
-    var now = table.dataset.myTurn === "true";
+    var now = ["play", "select", "exchange", "rassi"].indexOf(table.dataset.mode) >= 0;  // (the seat's mode)
     if (mine !== null && now && !mine) {
       if (store("gurka.sound") === "on") beep();
       notify(table);

@@ -274,7 +274,7 @@
   // When your turn starts and your hand (or its buttons) is below the fold, bring it up.
   var wasMyTurn = false;
   function showHandOnTurn(table) {
-    var mine = table.dataset.myTurn === "true";
+    var mine = table.dataset.myTurn === "true";  // (set by afterPush from the mode)
     if (mine && !wasMyTurn) {
       var wrap = table.querySelector(".handwrap");
       if (wrap && wrap.getBoundingClientRect().bottom > window.innerHeight) {
@@ -331,6 +331,8 @@
     all(table, ".seat.me").forEach(function (row) { if (row.dataset.seat !== table.dataset.me) row.classList.remove("me"); });
     var own = table.dataset.me ? table.querySelector("#table-seat-" + table.dataset.me) : null;
     if (own) own.classList.add("me");
+    // whose turn it is, the seat's mode says; the page marks it for its styles (and alerts.js)
+    table.dataset.myTurn = String(["play", "select", "exchange", "rassi"].indexOf(table.dataset.mode) >= 0);
     markHand(table);
     showHandOnTurn(table);
     var hand = table.querySelector("[data-hand]");

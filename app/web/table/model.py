@@ -12,7 +12,7 @@ changes alone (a seat's card count, a play added to the trick) is sent alone.
   section's `data-me` and `data-role` (static/css/app.css).
 - `private_table(room, seat, public)`: the seat's own: its hand, what it may play and why not,
   the advice under the hand, the club's panel for it, and the section's `data-me`, `data-role`,
-  `data-mode`, `data-my-turn`.
+  `data-mode`.
 
 Built from `game.view(None)` and `game.seat_view(seat)` only, so nothing hidden from a seat can
 reach its page, and nothing of any hand reaches the public table.
@@ -381,8 +381,9 @@ def private_table(room: LiveRoom, seat: int | None, public: Public, panel: str =
         assert g is not None
         own = g.seat_view(me)
         mode = _hand(pieces, view, own, public.top, my_turn=view["to_act"] == me and not bot_playing_me)
-    attrs = {"data-me": "" if me is None else str(me), "data-role": role, "data-mode": mode,
-             "data-my-turn": "true" if mode in ("play", "select", "exchange", "rassi") else "false"}
+    # (whether it is the seat's turn, the mode says: play, select, exchange or rassi; the page marks
+    # it as `data-my-turn` for its styles)
+    attrs = {"data-me": "" if me is None else str(me), "data-role": role, "data-mode": mode}
     return Table(pieces, attrs, PRIVATE_ROOTS)
 
 
