@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import secrets
+from collections.abc import Callable
 from pathlib import Path
 
 from app.settings import Settings
@@ -61,16 +62,21 @@ def weakness(key: str) -> str | None:
     return None
 
 
-def local_secret(path: Path = LOCAL_FILE) -> str:
-    """The development key kept in `path`, made (random, owner-only) the first time."""
+def kept_in_file(path: Path, make: Callable[[], str]) -> str:
+    """The development key kept in `path`, made by `make` (and written owner-only) the first time."""
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
         return path.read_text().strip()
-    key = new_secret()
+    key = make()
     with os.fdopen(fd, "w") as out:
         out.write(key + "\n")
     return key
+
+
+def local_secret(path: Path = LOCAL_FILE) -> str:
+    """The development key kept in `path`, made (random, owner-only) the first time."""
+    return kept_in_file(path, new_secret)
 
 
 def with_secret(settings: Settings, *, local_file: Path = LOCAL_FILE) -> Settings:

@@ -13,21 +13,16 @@ import argparse
 import random
 import time
 
-from app.rules import PRESETS, new_game
+from app.rules import PRESETS, Game, new_game
 from app.rules.analysis import analyse, summarise
 from app.rules.bots import HeuristicBot
+from app.rules.simulate import play_out
 
 
-def game_of(preset: str, seed: int):  # type: ignore[no-untyped-def]
-    game = new_game(preset, players=3, seed=seed, dealer=0)
+def game_of(preset: str, seed: int) -> Game:
     rng = random.Random(seed)
-    bots = [HeuristicBot(rng.randrange(2**30)) for _ in range(3)]
-    while not game.over:
-        if game.to_act is None:
-            game.deal()
-        else:
-            game.apply(bots[game.to_act].choose(game))
-    return game
+    return play_out(new_game(preset, players=3, seed=seed, dealer=0),
+                    [HeuristicBot(rng.randrange(2**30)) for _ in range(3)])
 
 
 def main() -> None:

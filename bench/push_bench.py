@@ -30,8 +30,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +46,7 @@ from app.secret_key import new_secret
 from app.settings import Settings
 from app.store import push as store
 from app.store.db import session_scope
+from bench.fresh_database import fresh_database
 
 
 def push_service_process(public: str, names: list[str], conn: Any, arrivals: Any) -> None:
@@ -71,24 +71,6 @@ def push_service_process(public: str, names: list[str], conn: Any, arrivals: Any
     conn.send(subs)
     conn.recv()  # until the bench says stop
     service.close()
-
-
-@contextmanager
-def fresh_database(server_url: str) -> Iterator[str]:
-    """A new database on that Postgres server for this run, dropped after."""
-    import psycopg
-    from sqlalchemy.engine import make_url
-
-    admin = make_url(server_url)
-    name = f"gurka_push_bench_{secrets.token_hex(4)}"
-    dsn = admin.set(drivername="postgresql").render_as_string(hide_password=False)
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield admin.set(database=name).render_as_string(hide_password=False)
-    finally:
-        with psycopg.connect(dsn, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 def pct(values: list[float], q: float) -> float:
@@ -147,7 +129,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     proc.start()
     subs: dict[str, dict[str, Any]] = parent.recv()
     with tempfile.TemporaryDirectory(prefix="gurka-push-") as tmp, ExitStack() as stack:
-        url = (stack.enter_context(fresh_database(args.database_url)) if args.database_url
+        url = (stack.enter_context(fresh_database(args.database_url, "gurka_push_bench_")) if args.database_url
                else f"sqlite:///{tmp}/push.db")
         settings = Settings(database_url=url, secret_key=new_secret(), vapid_private_key=private,
                             push_allow_loopback=True, push_turn_delay=0, push_queue=max(5000, 2 * args.devices),

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import os
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sqlalchemy.engine import make_url
 
 from app.secret_key import new_secret
 from app.settings import Settings
+from bench.fresh_database import fresh_database
 
 POSTGRES_URL = os.environ.get("TEST_DATABASE_URL", "")
 needs_postgres = pytest.mark.skipif(
@@ -45,18 +44,8 @@ def postgres_url() -> Iterator[str]:
     """A brand-new, empty Postgres database for one test, dropped afterwards."""
     if not POSTGRES_URL:
         pytest.skip("no PostgreSQL: set TEST_DATABASE_URL to run the Postgres tests")
-    import psycopg
-
-    admin = make_url(POSTGRES_URL)
-    name = f"gurka_test_{uuid.uuid4().hex[:12]}"
-    dsn = admin.set(drivername="postgresql").render_as_string(hide_password=False)
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield admin.set(database=name).render_as_string(hide_password=False)
-    finally:
-        with psycopg.connect(dsn, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    with fresh_database(POSTGRES_URL, "gurka_test_") as url:
+        yield url
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])

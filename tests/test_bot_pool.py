@@ -23,7 +23,7 @@ from app.rules import new_game
 from app.rules.bots import HeuristicBot, move_for_view
 from app.rules.game import Game
 from app.rules.search import Budget
-from tests.resilience.conftest import free_port
+from tests.support.app_process import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 CARD = re.compile(r"\b(?:[2-9TJQKA][CDHS]|X[12])\b")

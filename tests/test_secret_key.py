@@ -20,7 +20,7 @@ from app.secret_key import PLACEHOLDERS, UnsafeSecret, new_secret, weakness, wit
 from app.settings import Settings
 from app.web.club import auth
 from tests.conftest import make_settings
-from tests.resilience.conftest import free_port
+from tests.support.app_process import free_port
 from tests.web.club.helpers import become_elder, member_ids
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -9,12 +9,12 @@ refuses to start without one otherwise, unless web push is switched off (`WEB_PU
 from __future__ import annotations
 
 import base64
-import os
 from pathlib import Path
 
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
+from app.secret_key import kept_in_file
 from app.settings import Settings
 
 LOCAL_FILE = Path(".vapid_key")
@@ -63,14 +63,7 @@ def public_key(private: str) -> str:
 
 def local_key(path: Path = LOCAL_FILE) -> str:
     """The development key kept in `path`, made (random, owner-only) the first time."""
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        return path.read_text().strip()
-    key = new_private_key()
-    with os.fdopen(fd, "w") as out:
-        out.write(key + "\n")
-    return key
+    return kept_in_file(path, new_private_key)
 
 
 def with_vapid(settings: Settings, *, local_file: Path = LOCAL_FILE) -> Settings:

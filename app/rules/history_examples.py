@@ -13,6 +13,7 @@ import sys
 from app.rules.bots import HeuristicBot
 from app.rules.game import Game, new_game
 from app.rules.history import write_game
+from app.rules.simulate import play_out
 
 # A lower target than the preset's keeps each example to a few deals (the Rule tags show it).
 EXAMPLES: dict[str, dict[str, int]] = {
@@ -28,13 +29,7 @@ _BLOCK = re.compile(r"(<!-- example (?P<preset>[a-z-]+) -->\n```text\n)(.*?)(```
 
 def example_game(preset: str, seed: int = 3) -> Game:
     game = new_game(preset, players=3, seed=seed, dealer=0, **EXAMPLES[preset])
-    bots = [HeuristicBot(seed * 10 + s) for s in range(3)]
-    while not game.over:
-        if game.to_act is None:
-            game.deal()
-        else:
-            game.apply(bots[game.to_act].choose(game))
-    return game
+    return play_out(game, [HeuristicBot(seed * 10 + s) for s in range(3)])
 
 
 def example_text(preset: str) -> str:

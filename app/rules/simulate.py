@@ -16,10 +16,10 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from app.rules import PRESETS, new_game
+from app.rules import PRESETS, Game, new_game
 from app.rules.bots import BOTS, Bot
 
-__all__ = ["Outcome", "Summary", "main", "play_game", "simulate"]
+__all__ = ["Outcome", "Summary", "main", "play_game", "play_out", "simulate"]
 
 
 @dataclass(frozen=True)
@@ -120,6 +120,16 @@ class Summary:
         if self.seconds:
             lines.append(f"time: {self.seconds:.1f} s ({self.deals / self.seconds:.0f} deals/s)")
         return "\n".join(lines)
+
+
+def play_out(game: Game, bots: Sequence[Bot]) -> Game:
+    """Play `game` to its end, ``bots[s]`` choosing in seat ``s`` (the deals as the game's seed gives them)."""
+    while not game.over:
+        if game.to_act is None:
+            game.deal()
+        else:
+            game.apply(bots[game.to_act].choose(game))
+    return game
 
 
 def play_game(

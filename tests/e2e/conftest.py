@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -14,21 +11,14 @@ import pytest
 
 from app.secret_key import new_secret
 from tests.e2e.csp_watch import SEEN, Violations, WatchedBrowser
-from tests.support.waiting import answers, wait_until, watching
+from tests.support.app_process import ROOT, free_port, server_process, uvicorn_args
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
         "--disable-component-update", "--disable-sync"]
-ROOT = Path(__file__).resolve().parents[2]
 SHOTS = Path(os.environ.get("GURKA_SHOTS", "/tmp/shots"))
 
 pytestmark = pytest.mark.e2e
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @contextmanager
@@ -44,25 +34,8 @@ def serve_app(tmp_path_factory: pytest.TempPathFactory, **settings: str) -> Iter
                NEW_ROOMS_PER_ADDRESS="100000")  # one server, every test's rooms made from 127.0.0.1
     env.update(settings)
     log_path = tmp_path_factory.mktemp("e2e-log") / "server.log"
-    log = open(log_path, "w")  # noqa: SIM115 (lives as long as the server)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "app.main:create_app", "--factory", "--host", "127.0.0.1",
-         "--port", str(port), "--ws", "websockets-sansio", "--ws-per-message-deflate", "false"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        with watching(log_path):
-            wait_until(lambda: answers(base, proc), what=f"{base}/healthz to answer", timeout=30,
-                       seen=lambda: f"server exit code {proc.poll()}")
-            yield base
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
+    with server_process(uvicorn_args(port, access_log=True), port, log_path, env) as base:
+        yield base
 
 
 @pytest.fixture(scope="session")

@@ -18,10 +18,9 @@ from pathlib import Path
 import pytest
 
 from app.secret_key import new_secret
-from app.store import members as member_store
 from app.store.db import make_engine, session_scope, upgrade
-from app.web.club.auth import hash_password
 from tests.support.app_process import app_process
+from tests.support.club_nights import club_in_store
 
 from ..web.club.helpers import NINE, finished_night_in_store
 from .csp_watch import WatchedBrowser
@@ -45,10 +44,7 @@ def server(tmp_path: Path) -> Iterator[str]:
     upgrade(url)
     engine = make_engine(url)
     with session_scope(engine) as session:
-        member_store.add_member(session, name="Elsa", is_elder=True, password_hash=hash_password(ELDER_PASSWORD))
-        for name in [*NINE, "Kim"]:
-            member_store.add_member(session, name=name)
-        ids = {m.name: m.id for m in member_store.list_members(session)}
+        ids = club_in_store(session, elder_password=ELDER_PASSWORD, members=[*NINE, "Kim"])
     today = date.today()
     for k, seed in enumerate((3, 11, 29)):
         finished_night_in_store(engine, ids=ids, players=NINE, day=today - timedelta(days=70 - 28 * k),

@@ -27,7 +27,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.resilience.conftest import ROOT, ServerProcess, free_port
+from tests.resilience.conftest import ROOT, ServerProcess
+from tests.support.app_process import free_port
 from tests.support.waiting import wait_page, wait_selector, wait_until, watch_page, watching
 
 CHROMIUM = "/usr/bin/chromium"

@@ -30,8 +30,8 @@ def play_duplicate_night(url: str) -> int:
     from app.main import create_app
     from app.web.club import online as club_online
     from tests.conftest import make_settings
-    from tests.web.club.helpers import switch_bots, token
-    from tests.web.club.test_duplicate_night import core, duplicate_night, night_row
+    from tests.support.club_nights import duplicate_night, night_row
+    from tests.web.club.helpers import core, switch_bots, token
 
     with TestClient(create_app(make_settings(url))) as client:
         night_id = duplicate_night(client)

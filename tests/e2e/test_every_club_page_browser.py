@@ -24,13 +24,12 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import TimeoutError as PageTimeout
 
-from app.store import members as member_store
 from app.store.db import make_engine, session_scope, upgrade
-from app.web.club.auth import hash_password
 from tests.e2e.clicking import move
 from tests.e2e.conftest import CHROMIUM
 from tests.e2e.page_checks import Checks
 from tests.support.app_process import app_process
+from tests.support.club_nights import club_in_store
 from tests.support.waiting import wait_page, wait_selector, watch_page
 from tests.web.club.helpers import NINE, finished_night_in_store
 
@@ -48,10 +47,7 @@ def club(tmp_path: Path) -> Iterator[str]:
     upgrade(url)
     engine = make_engine(url)
     with session_scope(engine) as session:
-        member_store.add_member(session, name="Elsa", is_elder=True, password_hash=hash_password(ELDER_PASSWORD))
-        for name in [*NINE, "Kim"]:
-            member_store.add_member(session, name=name)
-        ids = {m.name: m.id for m in member_store.list_members(session)}
+        ids = club_in_store(session, elder_password=ELDER_PASSWORD, members=[*NINE, "Kim"])
     today = date.today()
     for k, seed in enumerate((3, 11, 29)):
         finished_night_in_store(engine, ids=ids, players=NINE, day=today - timedelta(days=70 - 28 * k),

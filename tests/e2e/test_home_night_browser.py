@@ -18,15 +18,14 @@ from typing import Any
 import pytest
 
 from app.club import Night
-from app.store import members as member_store
 from app.store import night_replay
 from app.store import nights as night_store
 from app.store import results as result_store
 from app.store.db import make_engine, session_scope, upgrade
-from app.web.club.auth import hash_password
 from tests.e2e.conftest import CHROMIUM
 from tests.e2e.page_checks import Checks
 from tests.support.app_process import app_process
+from tests.support.club_nights import club_in_store
 from tests.support.waiting import wait_page, wait_selector, wait_until, watch_page
 from tests.web.club.helpers import NINE
 
@@ -47,10 +46,7 @@ def home(tmp_path: Path) -> Iterator[dict[str, Any]]:
     upgrade(url)
     engine = make_engine(url)
     with session_scope(engine) as session:
-        member_store.add_member(session, name="Elsa", is_elder=True, password_hash=hash_password(PASSWORD))
-        for name in NINE:
-            member_store.add_member(session, name=name)
-        ids = {m.name: m.id for m in member_store.list_members(session)}
+        ids = club_in_store(session, elder_password=PASSWORD)
         players = [{"name": p, "member_id": ids[p], "for_id": None, "for_name": None} for p in NINE]
         row = night_store.create_night(session, day=date.today(), host="Ann", seed=SEED, players=players, start={},
                                  created_by="Elsa")

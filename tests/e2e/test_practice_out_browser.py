@@ -13,6 +13,7 @@ import pytest
 
 from tests.e2e.conftest import serve_app
 from tests.e2e.page_checks import Checks
+from tests.support.browser_tables import start_table_to_one_point
 from tests.support.waiting import wait_page, wait_selector, watch_page
 
 pytestmark = pytest.mark.e2e
@@ -44,14 +45,7 @@ def out_in_the_first_deal(page, server: str) -> None:  # type: ignore[no-untyped
     """New tables of the player and two bots (target 1: a deal's loser is out) until the player
     goes out in the first deal."""
     for _ in range(ATTEMPTS):
-        page.goto(server + "/")
-        page.fill("#name", "Anna")
-        page.select_option("#bots", "2")
-        page.click("details.options summary")
-        page.fill("#opt_target", "1")
-        page.click("form.create button[type=submit]")
-        page.wait_for_url("**/r/*")
-        page.click("[data-key=start]")
+        start_table_to_one_point(page, server, bots=2)
         while True:
             wait_page(page, MOVE_OR_DONE, what="my turn or the end of the first deal", timeout=30)
             if page.locator("#practice-out, .banner.nextdeal, .gameover").count():

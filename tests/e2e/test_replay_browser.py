@@ -12,6 +12,7 @@ import pytest
 
 from tests.e2e.page_checks import Checks
 from tests.e2e.test_every_page_browser import play_to_the_end
+from tests.support.browser_tables import start_table_to_one_point
 from tests.support.waiting import wait_page, wait_selector, watch_page
 
 pytestmark = pytest.mark.e2e
@@ -35,15 +36,7 @@ def wait_step(page, n: int) -> None:  # type: ignore[no-untyped-def]
 
 def finished_game(page, server: str, checks: Checks) -> None:  # type: ignore[no-untyped-def]
     """A two-player game against a bot that ends after its first deal (target 1), played by clicking."""
-    page.goto(server + "/")
-    page.fill("#name", "Anna")
-    page.select_option("#seats", "2")
-    page.select_option("#bots", "1")
-    page.click("details.options summary")
-    page.fill("#opt_target", "1")
-    page.click("form.create button[type=submit]")
-    page.wait_for_url("**/r/*")
-    page.click("[data-key=start]")
+    start_table_to_one_point(page, server, seats=2, bots=1)
     play_to_the_end(page, checks)
 
 

@@ -1,4 +1,5 @@
-"""An app with web push on, sending to the tests' own push service on 127.0.0.1."""
+"""An app with web push on, sending to the tests' own push service on 127.0.0.1; the store's engine on
+a migrated database."""
 
 from __future__ import annotations
 
@@ -8,11 +9,24 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import Engine
 
 from app.main import create_app
 from app.push.keys import new_private_key, public_key
+from app.store.db import make_engine, upgrade
 from bench.push_service import PushService
 from tests.conftest import make_settings
+
+
+@pytest.fixture
+def engine(database_url: str) -> Iterator[Engine]:
+    """The app's tables, migrated, on a fresh database (each test runs on SQLite and Postgres)."""
+    upgrade(database_url)
+    made = make_engine(database_url)
+    try:
+        yield made
+    finally:
+        made.dispose()
 
 
 @pytest.fixture

@@ -5,10 +5,8 @@ once, however often the club is looked at; a device that chose otherwise hears n
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import date, timedelta
 
-import pytest
 from sqlalchemy import Engine
 
 from app.club import Night
@@ -18,21 +16,11 @@ from app.store import members as member_store
 from app.store import night_replay
 from app.store import nights as night_store
 from app.store import push as store
-from app.store.db import make_engine, session_scope, upgrade
+from app.store.db import session_scope
 from app.web.device.club_news import collect
 from tests.web.club.helpers import NINE
 
 TODAY = date(2027, 3, 10)
-
-
-@pytest.fixture
-def engine(database_url: str) -> Iterator[Engine]:
-    upgrade(database_url)
-    made = make_engine(database_url)
-    try:
-        yield made
-    finally:
-        made.dispose()
 
 
 def devices(engine: Engine) -> dict[str, int]:

@@ -5,10 +5,8 @@ grows, a message is claimed once whatever the number of processes."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from datetime import date
 
-import pytest
 from sqlalchemy import Engine
 from sqlmodel import select
 
@@ -16,18 +14,8 @@ from app.push import messages
 from app.push.sender import Outgoing, PushSender
 from app.store import members as member_store
 from app.store import push as store
-from app.store.db import make_engine, session_scope, upgrade
+from app.store.db import session_scope
 from bench.push_service import PushService
-
-
-@pytest.fixture
-def engine(database_url: str) -> Iterator[Engine]:
-    upgrade(database_url)
-    made = make_engine(database_url)
-    try:
-        yield made
-    finally:
-        made.dispose()
 
 
 def subscribe(engine: Engine, service: PushService, name: str, *, member_id: int | None = None,

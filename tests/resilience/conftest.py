@@ -36,6 +36,7 @@ from websockets.exceptions import ConnectionClosed
 from app.secret_key import new_secret
 from app.web.shared.security import seat_cookie_name
 from bench.table_wire import Stale, apply, parse
+from tests.support.app_process import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 LOG_CONFIG = (
@@ -54,12 +55,6 @@ SCORE = re.compile(r'<b>(-?\d+)</b><span class="sr-only"> penalty points')
 
 # one key for every process of the run, as every process of one deployment shares one
 SECRET_KEY = new_secret()
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 # ---------------------------------------------------------------------------- server processes

@@ -9,10 +9,7 @@ throttle also counts wrong links from every address together.
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
@@ -24,8 +21,8 @@ from websockets.sync.client import connect
 from app.push.keys import new_private_key
 from app.web.club import identity
 from bench.table_wire import parse
-from tests.resilience.conftest import ROOT, SECRET_KEY, free_port
-from tests.support.waiting import answers, wait_until, watching
+from tests.resilience.conftest import SECRET_KEY
+from tests.support.app_process import free_port, server_process, without_pytest
 
 CSRF = re.compile(r'name="csrf" value="([^"]+)"')
 PASSWORD = "forwarded-elder-1"
@@ -37,26 +34,12 @@ PROXY_ELSEWHERE = "192.0.2.1"  # a proxy that is not us: our loopback peer is un
 def gurka_serve(tmp_path: Path, forwarded_allow_ips: str) -> Iterator[str]:
     """`gurka serve` on a free port with its own SQLite file; yields its URL."""
     port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
-    env.update(DATABASE_URL=f"sqlite:///{tmp_path / 'gurka.db'}", SECRET_KEY=SECRET_KEY, BOT_DELAY="0",
-               FORWARDED_ALLOW_IPS=forwarded_allow_ips, WS_PER_ADDRESS=str(WS_PER_ADDRESS),
-               PYTHONPATH=str(ROOT), VAPID_PRIVATE_KEY=new_private_key())  # gurka serve needs one
-    log_path = tmp_path / "server.log"
-    with log_path.open("wb") as log:
-        proc = subprocess.Popen([sys.executable, "-m", "app.main", "serve", "--host", "127.0.0.1",
-                                 "--port", str(port)], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        with watching(log_path):
-            wait_until(lambda: answers(base, proc), what=f"{base}/healthz to answer", timeout=60,
-                       seen=lambda: f"server exit code {proc.poll()}")
-            yield base
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+    env = without_pytest(DATABASE_URL=f"sqlite:///{tmp_path / 'gurka.db'}", SECRET_KEY=SECRET_KEY, BOT_DELAY="0",
+                         FORWARDED_ALLOW_IPS=forwarded_allow_ips, WS_PER_ADDRESS=str(WS_PER_ADDRESS),
+                         VAPID_PRIVATE_KEY=new_private_key())  # gurka serve needs one
+    with server_process(["-m", "app.main", "serve", "--host", "127.0.0.1", "--port", str(port)], port,
+                        tmp_path / "server.log", env, start_timeout=60, stop_timeout=15) as base:
+        yield base
 
 
 def csrf(http: httpx.Client, path: str) -> str:

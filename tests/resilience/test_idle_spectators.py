@@ -23,7 +23,8 @@ import uvicorn
 from app.main import create_app
 from app.web.table.hub import Connection
 from tests.conftest import make_settings
-from tests.resilience.conftest import SeatClient, autoplay, create_room, free_port, raw_websocket
+from tests.resilience.conftest import SeatClient, autoplay, create_room, raw_websocket
+from tests.support.app_process import free_port
 
 SPECTATORS = 50
 PUSHES = 30

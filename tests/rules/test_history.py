@@ -23,6 +23,7 @@ from app.rules.history import (
     write_games,
 )
 from app.rules.history_examples import EXAMPLES, example_text, fill_examples
+from app.rules.simulate import play_out
 from tests.rules.test_properties import CASES, make
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "history-format.md"
@@ -32,13 +33,7 @@ def played(case: str, players: int, seed: int, *, heuristic: bool = False) -> Ga
     game = make(case, players, seed)
     rng = random.Random(seed)
     kind = HeuristicBot if heuristic else RandomBot
-    bots = [kind(rng.randrange(2**30)) for _ in range(players)]
-    while not game.over:
-        if game.to_act is None:
-            game.deal()
-        else:
-            game.apply(bots[game.to_act].choose(game))
-    return game
+    return play_out(game, [kind(rng.randrange(2**30)) for _ in range(players)])
 
 
 def same_game(a: Game, b: Game) -> None:

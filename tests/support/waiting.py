@@ -53,39 +53,35 @@ def _fail(what: str, timeout: float, seen: str) -> None:
     )
 
 
-def _look(check: Callable[[], Any], deadline: float, what: str, timeout: float,
-          seen: Callable[[], object] | None) -> Any:
-    """One look: `check()`'s result; past the deadline a falsy one fails the test."""
-    result = check()
-    if not result and time.monotonic() >= deadline:
-        _fail(what, timeout, str(seen() if seen else result))
-    return result
-
-
-def wait_until(
-    check: Callable[[], Any],
-    *,
-    what: str,
-    timeout: float = 15.0,
-    seen: Callable[[], object] | None = None,
-) -> Any:
-    """Look at `check()` until it is truthy (and return it); else fail with `seen()`."""
+def _looker(check: Callable[[], Any], what: str, timeout: float,
+            seen: Callable[[], object] | None) -> Callable[[], Any]:
+    """A look at `check()` each call, returning its result; a falsy one `timeout` s after the
+    looker was made fails the test, saying what `seen()` (or the result) was."""
     deadline = time.monotonic() + timeout
-    while not (result := _look(check, deadline, what, timeout, seen)):
+
+    def look() -> Any:
+        result = check()
+        if not result and time.monotonic() >= deadline:
+            _fail(what, timeout, str(seen() if seen else result))
+        return result
+
+    return look
+
+
+def wait_until(check: Callable[[], Any], *, what: str, timeout: float = 15.0,
+               seen: Callable[[], object] | None = None) -> Any:
+    """Look at `check()` until it is truthy (and return it); else fail with `seen()`."""
+    look = _looker(check, what, timeout, seen)
+    while not (result := look()):
         time.sleep(POLL)
     return result
 
 
-async def await_until(
-    check: Callable[[], Any],
-    *,
-    what: str,
-    timeout: float = 15.0,
-    seen: Callable[[], object] | None = None,
-) -> Any:
+async def await_until(check: Callable[[], Any], *, what: str, timeout: float = 15.0,
+                      seen: Callable[[], object] | None = None) -> Any:
     """`wait_until` for the event loop: looks between other tasks' steps, never blocks."""
-    deadline = time.monotonic() + timeout
-    while not (result := _look(check, deadline, what, timeout, seen)):
+    look = _looker(check, what, timeout, seen)
+    while not (result := look()):
         await asyncio.sleep(POLL)
     return result
 

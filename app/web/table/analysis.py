@@ -24,8 +24,6 @@ import asyncio
 import hashlib
 import math
 import secrets
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Annotated, Any
 
@@ -36,19 +34,16 @@ from fastapi.templating import Jinja2Templates
 from app.i18n import N_
 from app.rooms import LiveRoom, RoomManager
 from app.rooms.analyses import State
-from app.rooms.history_files import file_stories
 from app.rooms.replay import GameStory, build_stories
 from app.rules.analysis import decisions
-from app.rules.history import read_games
 from app.rules.text import Text
-from app.store import histories as history_store
-from app.store.db import session_scope
 from app.web.shared.address import client_address
 from app.web.state import get_manager, get_templates
 from app.web.table.analysis_view import analyses_of, analysis_context, file_key, room_key
+from app.web.table.kept_files import kept_game
 from app.web.table.model import BOT_SUFFIX, display_name
 from app.web.table.new_rooms import NewRooms
-from app.web.table.open_history import KEY, OpenText
+from app.web.table.open_history import OpenText
 from app.web.table.replay import Refusal, _load, _whole, pick_story, refused_story
 
 router = APIRouter(tags=["analysis"])
@@ -143,45 +138,11 @@ def _room_game(manager: RoomManager, room: LiveRoom, humans: frozenset[str], gam
     return Analysed(room_key(room.state.id, story.number), story, names, f"/r/{room.state.slug}/analysis")
 
 
-class _KeptFiles:
-    """The stories of the last few opened files asked about (a file is kept under the hash of its
-    text, so its stories never change): the progress is asked for every second, and reading a
-    whole night's file again each time would cost more than the analysis's own work here."""
-
-    def __init__(self, size: int = 4) -> None:
-        self.size = size
-        self._stories: OrderedDict[str, list[GameStory]] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def stories(self, manager: RoomManager, key: str) -> list[GameStory] | None:
-        with self._lock:
-            if key in self._stories:
-                self._stories.move_to_end(key)
-                return self._stories[key]
-        with session_scope(manager.db) as session:
-            text = history_store.get_history(session, key=key)
-        if text is None:
-            return None
-        stories = file_stories(read_games(text))  # kept only once it read
-        with self._lock:
-            self._stories[key] = stories
-            while len(self._stories) > self.size:
-                self._stories.popitem(last=False)
-        return stories
-
-
-KEPT_FILES = _KeptFiles()
-
-
 def _file_game(manager: RoomManager, key: str, game: str | None) -> Analysed | Refusal:
-    stories = KEPT_FILES.stories(manager, key) if KEY.match(key) else None
-    if stories is None:
+    found = kept_game(manager, key, game)
+    if found is None:
         return Refusal(OpenText.gone, 404)
-    number = _whole(game) or 1
-    story = stories[min(max(number, 1), len(stories)) - 1]
-    humans = frozenset(n for n in story.players if not n.endswith(BOT_SUFFIX))
-    names = [display_name(n, True, humans) for n in story.players]
-    return Analysed(file_key(key, story.number), story, names, f"/replay/{key}/analysis")
+    return Analysed(file_key(key, found.story.number), found.story, found.names, f"/replay/{key}/analysis")
 
 
 def step_of(story: GameStory, step: str | None) -> int:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import math
-import re
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request
@@ -22,15 +21,14 @@ from starlette.datastructures import UploadFile
 
 from app.i18n import _, say
 from app.rooms import RoomManager
-from app.rooms.history_files import file_stories
-from app.rules.history import HistoryError, HistoryGame, read_games
+from app.rules.history import HistoryError, read_games
 from app.rules.text import Text
 from app.store import histories as store
 from app.store.db import session_scope
 from app.web.shared.address import client_address
 from app.web.state import get_manager, get_templates
 from app.web.table.analysis_view import file_key, section_for
-from app.web.table.model import BOT_SUFFIX, display_name
+from app.web.table.kept_files import KEY, kept_game
 from app.web.table.new_rooms import NewRooms
 from app.web.table.replay import _whole, story_context
 
@@ -41,7 +39,6 @@ TemplatesDep = Annotated[Jinja2Templates, Depends(get_templates)]
 
 MAX_BYTES = 2_000_000  # a whole Gurka Night (about 50 games) is well under half of this
 PER_ADDRESS, TOTAL, WINDOW = 30, 600, 600.0
-KEY = re.compile(r"[0-9a-f]{32}\Z")
 
 
 class OpenText:
@@ -133,30 +130,21 @@ async def opened_replay(request: Request, key: str, manager: ManagerDep, templat
 
 def _opened_response(request: Request, manager: RoomManager, templates: Jinja2Templates, key: str,
                      game: str | None, step: str | None, deal: str | None) -> Response:
-    text = None
-    if KEY.match(key):
-        with session_scope(manager.db) as session:
-            text = store.get_history(session, key=key)
-    if text is None:
+    found = kept_game(manager, key, game)
+    if found is None:
         return _form_page(request, templates, error=OpenText.gone, status=404)
-    games: list[HistoryGame] = read_games(text)  # kept only once it read
-    stories = file_stories(games)
-    number = _whole(game) or 1
-    story = stories[min(max(number, 1), len(stories)) - 1]
-    chosen = games[story.number - 1]
-    humans = frozenset(n for n in story.players if not n.endswith(BOT_SUFFIX))
-    names = [display_name(n, True, humans) for n in story.players]  # as the room's replay shows them
-    ctx = story_context(story, names, _whole(step) or 0, _whole(deal), step is not None)
+    story = found.story
+    ctx = story_context(story, found.names, _whole(step) or 0, _whole(deal), step is not None)
     ctx |= {
         "slug": None,
         "preset": story.game.ruleset.name,
-        "games": [s.number for s in stories],
+        "games": found.numbers,
         "chat_lines": None,
         "download_url": f"/replay/{key}/history.txt",
         "opened_from": OpenText.opened,
-        "tags": chosen.tags,
+        "tags": found.tags,
         "analysis": section_for(request.app, file_key(key, story.number), f"/replay/{key}/analysis", story.number,
-                                names, ctx["step"].index),
+                                found.names, ctx["step"].index),
     }
     response = templates.TemplateResponse(request, "table/replay.html", ctx)
     response.headers["Cache-Control"] = "no-store"

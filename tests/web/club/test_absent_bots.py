@@ -36,15 +36,13 @@ from app.web.club import online as club_online
 from app.web.club import table_flow
 from app.web.shared.security import seat_cookie_name
 from tests.conftest import make_settings
+from tests.support.club_nights import online_night
 from tests.web.table.wsutil import Player, close_all
 
 from .helpers import (
     NINE,
     PASSWORD,
-    add_members,
-    become_elder,
     core,
-    create_night,
     csrf_of,
     personal_link,
     remember_member,
@@ -295,12 +293,6 @@ def test_a_night_of_six_online_rounds_with_bots_for_the_absent_needs_no_elder_af
 # ------------------------------------------------------------------ the smaller rules
 
 
-def online_night_on(client: TestClient) -> int:
-    become_elder(client)
-    ids = add_members(client, NINE)
-    return create_night(client, {**setup_form(ids, NINE), "mode": "online"})
-
-
 def seats_of(client: TestClient, rooms: dict[str, dict[str, Any]]) -> dict[str, tuple[Any, str, int]]:
     """Each player of these rooms → (their room, its table key, their chair)."""
     manager = client.app.state.rooms  # type: ignore[attr-defined]
@@ -337,7 +329,7 @@ def test_play_ends_the_wish_for_that_player_and_off_ends_it_for_everyone(
     still_client: TestClient, clock: FakeClock
 ) -> None:
     client = still_client
-    night_id = online_night_on(client)
+    night_id = online_night(client)
     url = f"/club/nights/{night_id}"
     page = client.get(f"{url}/live").text
     assert 'aria-pressed="false"' in page and "Bots for the absent: off." in page
@@ -382,9 +374,22 @@ def test_play_ends_the_wish_for_that_player_and_off_ends_it_for_everyone(
     assert all(room.state.seats[chair].botted for name, (room, _k, chair) in seats.items() if name != "Bo")
 
 
+def round_two_of(client: TestClient, night_id: int, clock: FakeClock) -> Any:
+    """A check for `wait_for`: the rooms of round 2 once all three are open, else None after
+    moving the clock on 2 s (the bots play round 1 as time passes)."""
+    def round_two() -> dict[str, dict[str, Any]] | None:
+        rooms = rooms_now(client, night_id)
+        if all(k.startswith("base-2-") for k in rooms) and len(rooms) == 3:
+            return rooms
+        client.portal.call(clock.advance, 2.0)  # type: ignore[union-attr]
+        return None
+
+    return round_two
+
+
 def test_next_play_in_a_room_ends_the_wish_too(still_client: TestClient, clock: FakeClock) -> None:
     client = still_client
-    night_id = online_night_on(client)
+    night_id = online_night(client)
     url = f"/club/nights/{night_id}"
     _room, key, chair = seats_of(client, rooms_now(client, night_id))["Cy"]
     remember_member(client, "Cy")  # Cy presses Play, and then does not come after all
@@ -394,14 +399,7 @@ def test_next_play_in_a_room_ends_the_wish_too(still_client: TestClient, clock: 
     cy_cookie = next(c.value for c in client.cookies.jar if c.name == seat_cookie_name(first))
     everybody_botted_and_away(client, night_id, clock)
 
-    def round_two() -> dict[str, dict[str, Any]] | None:  # the bots play round 1 as time passes
-        rooms = rooms_now(client, night_id)
-        if all(k.startswith("base-2-") for k in rooms) and len(rooms) == 3:
-            return rooms
-        client.portal.call(clock.advance, 2.0)  # type: ignore[union-attr]
-        return None
-
-    rooms = wait_for("round 2", round_two, client)
+    rooms = wait_for("round 2", round_two_of(client, night_id, clock), client)
     room, _key, chair = seats_of(client, rooms)["Cy"]
     wait_for("a bot at Cy's new seat at once", lambda: room.state.seats[chair].botted, client)
     wait_for("Cy's Next button", lambda: table_flow.panels_of(client.app).get(first)  # type: ignore[arg-type]
@@ -418,7 +416,7 @@ def test_the_wish_and_who_is_away_survive_a_restart(sqlite_url: str) -> None:
     settings = make_settings(sqlite_url, seat_takeover_seconds=GRACE, bot_delay=1.0)
     clock = FakeClock()
     with TestClient(create_app(settings, clock=clock)) as client:
-        night_id = online_night_on(client)
+        night_id = online_night(client)
         everybody_botted_and_away(client, night_id, clock)
     clock = FakeClock()
     with TestClient(create_app(settings, clock=clock)) as client:
@@ -426,14 +424,7 @@ def test_the_wish_and_who_is_away_survive_a_restart(sqlite_url: str) -> None:
         page = client.get(f"{url}/live").text
         assert "Bots for the absent: on." in page and away(client, night_id) == set(NINE)
 
-        def round_two() -> dict[str, dict[str, Any]] | None:
-            rooms = rooms_now(client, night_id)
-            if all(k.startswith("base-2-") for k in rooms) and len(rooms) == 3:
-                return rooms
-            client.portal.call(clock.advance, 2.0)  # type: ignore[union-attr]
-            return None
-
-        rooms = wait_for("round 2 after the restart", round_two, client)
+        rooms = wait_for("round 2 after the restart", round_two_of(client, night_id, clock), client)
         seats = seats_of(client, rooms)
         since = clock.now()
         # the clock stands still (less than the grace time passed since the rooms opened): the

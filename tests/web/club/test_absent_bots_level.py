@@ -21,9 +21,10 @@ from app.store.db import session_scope
 from app.web.club import absent_bots
 from app.web.club import online as club_online
 from tests.conftest import make_settings
+from tests.support.club_nights import online_night
 from tests.web.table.wsutil import close_all
 
-from .helpers import NINE, add_members, become_elder, create_night, setup_form, token
+from .helpers import NINE, token
 from .test_absent_bots import GRACE, away, rooms_now, seats_of, wait_for
 
 ZONE = "America/St_Johns"  # half an hour off every whole-hour zone: no UTC time looks like it
@@ -45,12 +46,6 @@ def client(sqlite_url: str, clock: FakeClock) -> Iterator[TestClient]:
             yield web
         finally:
             close_all()
-
-
-def online_night(web: TestClient) -> int:
-    become_elder(web)
-    ids = add_members(web, NINE)
-    return create_night(web, {**setup_form(ids, NINE), "mode": "online"})
 
 
 def switch_on(web: TestClient, night_id: int, level: str) -> int:

@@ -19,34 +19,17 @@ from app.web.club import table_flow
 from app.web.shared.security import seat_cookie_name
 from bench.table_wire import apply, parse
 from tests.conftest import make_settings
+from tests.support.club_nights import online_night, rooms_of, wait_table_recorded
 
 from .helpers import (
-    NINE,
-    add_members,
-    become_elder,
     bots_play,
     core,
-    create_night,
     remember_member,
-    setup_form,
     switch_bots,
     token,
 )
 
 WAIT = 30.0
-
-
-def online_night(client: Any) -> int:
-    become_elder(client)
-    ids = add_members(client, NINE)
-    data = setup_form(ids, NINE)
-    data["mode"] = "online"
-    return create_night(client, data)
-
-
-def rooms_of(client: Any, night_id: int) -> dict[str, Any]:
-    with session_scope(client.app.state.engine) as session:
-        return dict(night_store.get_night(session, night_id=night_id).state["rooms"])
 
 
 def seat_cookie(response: Any, slug: str) -> str:
@@ -157,10 +140,7 @@ def test_bots_for_the_absent_is_accepted_at_once_and_carried_out_when_allowed(ap
         wait_over(room)  # carried out once allowed, and the bots play the game to its end
         assert time.monotonic() - started >= 1.0
         assert all(room.state.seats[s].botted for s in room.state.seats)
-        deadline = time.monotonic() + WAIT
-        while "vinder" in core(client, night_id).pending_tables:
-            assert time.monotonic() < deadline
-            time.sleep(0.02)
+        wait_table_recorded(client, night_id, "vinder", within=WAIT)
 
 
 def test_a_table_recorded_by_hand_closes_its_room_and_the_form_follows_the_round(client: Any) -> None:

@@ -9,31 +9,22 @@ import re
 from app.web.club import auth, identity
 from app.web.shared.security import seat_cookie_name
 from bench.table_wire import parse
+from tests.support.club_nights import first_round_slugs, online_night
 
 from .helpers import (
-    NINE,
     add_members,
     become_elder,
     core,
-    create_night,
     personal_link,
     remember_member,
-    setup_form,
     token,
 )
 
 
-def online_night(client) -> tuple[int, list[str], object]:  # type: ignore[no-untyped-def]
-    become_elder(client)
-    ids = add_members(client, NINE)
-    data = setup_form(ids, NINE)
-    data["mode"] = "online"
-    night_id = create_night(client, data)
-    from app.store import nights as night_store
-    from app.store.db import session_scope
-
-    with session_scope(client.app.state.engine) as session:
-        slug = night_store.get_night(session, night_id=night_id).state["rooms"]["base-1-vinder"]["slug"]
+def online_night_at_vinder(client) -> tuple[int, list[str], object]:  # type: ignore[no-untyped-def]
+    """A new online night, the chairs of its first round's vinder table and that table's room."""
+    night_id = online_night(client)
+    slug = first_round_slugs(client, night_id)["vinder"]
     return night_id, core(client, night_id).tables["vinder"], client.app.state.rooms.get(slug)
 
 
@@ -49,7 +40,7 @@ def play(client, night_id: int, chair: int):  # type: ignore[no-untyped-def]
 
 
 def test_an_anonymous_play_gets_no_seat_and_moves_nobody(client) -> None:
-    night_id, chairs, room = online_night(client)
+    night_id, chairs, room = online_night_at_vinder(client)
     before = [room.state.seats[i].token_hash for i in range(3)]
     response = play(client, night_id, 1)
     assert response.status_code == 403
@@ -60,7 +51,7 @@ def test_an_anonymous_play_gets_no_seat_and_moves_nobody(client) -> None:
 
 
 def test_another_members_play_never_moves_the_seat(client) -> None:
-    night_id, chairs, room = online_night(client)
+    night_id, chairs, room = online_night_at_vinder(client)
     owner, other = chairs[1], chairs[0]
     remember_member(client, owner)  # the owner's device takes the seat
     response = play(client, night_id, 1)
@@ -91,7 +82,7 @@ def test_another_members_play_never_moves_the_seat(client) -> None:
 
 
 def test_a_new_link_or_forget_revokes_remembered_devices(client) -> None:
-    night_id, chairs, _room = online_night(client)
+    night_id, chairs, _room = online_night_at_vinder(client)
     old = personal_link(client, chairs[2])
     assert client.get(old).status_code == 200
     assert play(client, night_id, 2).status_code == 303

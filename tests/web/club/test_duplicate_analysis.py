@@ -4,28 +4,27 @@ nothing is started or stored, not one card is shown; once the round is over, it 
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from app.store import analyses as store
 from app.store.db import session_scope
 from app.web.table.analysis_view import analyses_of
-from tests.web.club.helpers import bots_play, core
-from tests.web.club.test_duplicate_night import _codes, duplicate_night, night_row
+from tests.support.club_nights import (
+    bots_finish_first_round,
+    bots_finish_table,
+    card_codes,
+    duplicate_night,
+    first_round_slugs,
+)
 
 HX = {"hx-request": "true", "origin": "http://testserver"}
 
 
 def test_a_finished_table_of_a_running_duplicate_round_is_not_analysed(client: Any) -> None:
     night_id = duplicate_night(client, turn_seconds="0")
-    rooms = night_row(client, night_id).state["rooms"]
-    slugs = {t: rooms[f"base-1-{t}"]["slug"] for t in ("vinder", "mellan", "taber")}
+    slugs = first_round_slugs(client, night_id)
     manager = client.app.state.rooms
-    bots_play(client, slugs["vinder"])
-    deadline = time.monotonic() + 30
-    while "vinder" in core(client, night_id).pending_tables:
-        assert time.monotonic() < deadline, "the bots' table was not recorded"
-        time.sleep(0.02)
+    bots_finish_table(client, night_id, "vinder", slugs["vinder"])
     finished = manager.get(slugs["vinder"])
     assert finished.state.game.over and not manager.get(slugs["mellan"]).state.game.over
 
@@ -33,17 +32,12 @@ def test_a_finished_table_of_a_running_duplicate_round_is_not_analysed(client: A
         for headers in (HX, {"origin": "http://testserver"}):
             refused = client.request(method, f"/r/{slugs['vinder']}/analysis?game=1&step=2", headers=headers)
             assert refused.status_code == 403 and "once the round is over at every table" in refused.text
-            assert _codes(refused.text) == [] and "data-card" not in refused.text
+            assert card_codes(refused.text) == [] and "data-card" not in refused.text
     assert analyses_of(client.app).running() == []
     with session_scope(client.app.state.engine) as session:
         assert store.get_analysis(session, game_key=f"room:{finished.state.id}:1") is None
 
     # the round over at every table: the button is offered
-    bots_play(client, slugs["mellan"])
-    bots_play(client, slugs["taber"])
-    deadline = time.monotonic() + 60
-    while core(client, night_id).current.number == 1:
-        assert time.monotonic() < deadline, "the round did not end"
-        time.sleep(0.02)
+    bots_finish_first_round(client, night_id, [slugs["mellan"], slugs["taber"]], within=60)
     page = client.get(f"/r/{slugs['vinder']}/replay")
     assert page.status_code == 200 and 'id="analyse"' in page.text

@@ -16,42 +16,25 @@ from starlette.websockets import WebSocketDisconnect
 from app.rooms.replay import build_stories
 from app.rules.cards import pretty_cards
 from app.store import decks as deck_store
-from app.store import nights as night_store
 from app.store import rooms as room_store
 from app.store.db import session_scope
 from app.web.club import online as club_online
 from app.web.club.duplicate_decks import DECKS_PER_ROUND
 from app.web.shared.security import seat_cookie_name
 from tests.conftest import make_settings
-
-from .helpers import (
-    NINE,
-    add_members,
-    become_elder,
-    bots_play,
-    core,
-    create_night,
-    setup_form,
-    switch_bots,
+from tests.support.club_nights import (
+    bots_finish_first_round,
+    bots_finish_table,
+    card_codes,
+    duplicate_night,
+    first_round_slugs,
+    night_row,
 )
+
+from .helpers import NINE, bots_play, core, switch_bots
 
 NIGHT_SECONDS = 300  # a bound against a stalled night, not a speed test
 REPLAY_DEAL = re.compile(r'href="(/r/[^"]+/replay\?deal=(\d+))"')
-
-
-def duplicate_night(client: Any, *, turn_seconds: str = "60") -> int:
-    become_elder(client)
-    ids = add_members(client, NINE)
-    data = setup_form(ids, NINE)
-    data.update({"mode": "online", "duplicate": "yes", "turn_seconds": turn_seconds})
-    return create_night(client, data)
-
-
-def night_row(client: Any, night_id: int) -> night_store.Night:
-    with session_scope(client.app.state.engine) as session:
-        row = night_store.get_night(session, night_id=night_id)
-        assert row is not None
-        return row
 
 
 def stored_decks(client: Any, night_id: int) -> dict[tuple[str, int], list[list[str]]]:
@@ -153,26 +136,13 @@ def test_a_whole_duplicate_night_with_bots_deals_the_same_decks_and_shows_every_
         print(f"\nduplicate night: {deals_checked} deals checked against their decks")
 
 
-def _codes(text: str) -> list[str]:
-    """Every card in a text, in order: as a code (`7C`) or as shown (`7♣`, `10♥`, `Joker`).
-    Jokers are alike (a player sees "Joker", not which of the two), so each reads as `X`."""
-    from app.rules.cards import RANK_WORD, SUIT_SYMBOL
-
-    words = {RANK_WORD.get(r, r) + SUIT_SYMBOL[s]: r + s for r in "23456789TJQKA" for s in "CDHS"}
-    # a code or "Joker" is a word of its own: not a piece of a random token (a form's csrf value
-    # holds "X1" now and then)
-    alone = r"(?<![A-Za-z0-9%])(?:[2-9TJQKA][CDHS]|X[12]|Joker)(?![A-Za-z0-9])"
-    pattern = re.compile("|".join(sorted(map(re.escape, words), key=len, reverse=True)) + "|" + alone)
-    return [words.get(m, "X" if m.startswith(("X", "Joker")) else m) for m in pattern.findall(text)]
-
-
 def _alike(card: str) -> str:
     return "X" if card.startswith("X") else card
 
 
 def deck_runs(text: str, decks: list[list[str]], run: int = 3) -> list[list[str]]:
     """Runs of `run` cards of any deck, in the deck's order, found in the text's cards."""
-    seen = _codes(text)
+    seen = card_codes(text)
     windows = {tuple(seen[i:i + run]) for i in range(len(seen) - run + 1)}
     return [list(deck[i:i + run]) for deck in decks for i in range(len(deck) - run + 1)
             if tuple(map(_alike, deck[i:i + run])) in windows]
@@ -186,14 +156,9 @@ def test_no_deck_reaches_any_client_before_the_round_is_over_at_every_table(clie
 
     night_id = duplicate_night(client, turn_seconds="0")
     url = f"/club/nights/{night_id}"
-    rooms = night_row(client, night_id).state["rooms"]
-    slugs = {t: rooms[f"base-1-{t}"]["slug"] for t in ("vinder", "mellan", "taber")}
+    slugs = first_round_slugs(client, night_id)
     manager = client.app.state.rooms
-    bots_play(client, slugs["vinder"])
-    deadline = time.monotonic() + 30
-    while "vinder" in core(client, night_id).pending_tables:
-        assert time.monotonic() < deadline, "the bots' table was not recorded"
-        time.sleep(0.02)
+    bots_finish_table(client, night_id, "vinder", slugs["vinder"])
     decks = stored_decks(client, night_id)[("base", 1)]
     run = decks[5][10:16]  # the scanner finds a run however it is written
     assert deck_runs(f'<i data-code="{run[0]}"></i>' + " ".join(run[1:]), decks, run=6) == [run]
@@ -210,13 +175,13 @@ def test_no_deck_reaches_any_client_before_the_round_is_over_at_every_table(clie
     waiting = client.get(f"{url}/duplicate/base/1")
     assert waiting.status_code == 403 and 'id="dup-waiting"' in waiting.text
     for text in (refused.text, waiting.text, client.get(url).text, client.get(f"{url}/live").text):
-        assert _codes(text) == []  # no card at all
+        assert card_codes(text) == []  # no card at all
     for slug in slugs.values():  # a watcher of any table of the round, the finished one too, is held back
         page = client.get(f"/r/{slug}")
         assert page.status_code == 403 and "opens to watchers once the round is over" in page.text
-        assert _codes(page.text) == [] and 'id="table"' not in page.text
+        assert card_codes(page.text) == [] and 'id="table"' not in page.text
         previous = client.get(f"/r/{slug}/previous-trick")
-        assert previous.status_code == 403 and _codes(previous.text) == []
+        assert previous.status_code == 403 and card_codes(previous.text) == []
         with (client.websocket_connect(f"/r/{slug}/ws", headers={"origin": "http://testserver"}) as watcher,
               pytest.raises(WebSocketDisconnect) as closed):
             watcher.receive_text()
@@ -229,13 +194,13 @@ def test_no_deck_reaches_any_client_before_the_round_is_over_at_every_table(clie
             tok = client.portal.call(functools.partial(room.issue_token, chair))
             page = client.get(f"/r/{room.state.slug}", headers={"cookie": f"{seat_cookie_name(room.state.slug)}={tok}"}).text
             view = room.state.game.view(chair)
-            assert set(_codes(page)) - {_alike(c) for c in visible_cards(view)} == set(), (table, chair)
+            assert set(card_codes(page)) - {_alike(c) for c in visible_cards(view)} == set(), (table, chair)
             stock_and_later = [decks[0][3 * len(view["hand"]):]] + decks[1:]
             assert deck_runs(page, stock_and_later, run=6) == []
             seat = Player(client, room.state.slug, tok).connect()
             try:
                 frame = seat.recv_table()
-                assert set(_codes(frame["content"])) - {_alike(c) for c in visible_cards(view)} == set(), (table, chair)
+                assert set(card_codes(frame["content"])) - {_alike(c) for c in visible_cards(view)} == set(), (table, chair)
                 assert deck_runs(json.dumps(frame, ensure_ascii=False), stock_and_later, run=6) == []
             finally:
                 seat.close()
@@ -243,12 +208,7 @@ def test_no_deck_reaches_any_client_before_the_round_is_over_at_every_table(clie
     assert "deck" not in json.dumps(core(client, night_id).standings())
 
     # the round ends everywhere: the replays and the comparison open
-    bots_play(client, slugs["mellan"])
-    bots_play(client, slugs["taber"])
-    deadline = time.monotonic() + 30
-    while core(client, night_id).current.number == 1:
-        assert time.monotonic() < deadline, "the round did not end"
-        time.sleep(0.02)
+    bots_finish_first_round(client, night_id, [slugs["mellan"], slugs["taber"]])
     assert client.get(f"/r/{slugs['vinder']}/replay").status_code == 200
     watched = client.get(f"/r/{slugs['mellan']}")
     assert watched.status_code == 200 and 'id="table"' in watched.text

@@ -7,23 +7,17 @@ import itertools
 import re
 
 from app.club import RoundResult
+from tests.support.club_nights import new_night
 
 from .helpers import (
-    NINE,
-    add_members,
-    become_elder,
     core,
-    create_night,
     play_by_hand,
-    setup_form,
     token,
 )
 
 
 def test_whole_night_by_hand_then_a_correction_changes_the_winner(client) -> None:
-    become_elder(client)
-    ids = add_members(client, NINE)
-    night_id = create_night(client, setup_form(ids, NINE, host="Ann"))
+    night_id = new_night(client)
 
     page = client.get(f"/club/nights/{night_id}")
     assert page.status_code == 200
@@ -90,9 +84,7 @@ def test_whole_night_by_hand_then_a_correction_changes_the_winner(client) -> Non
 
 
 def test_a_correction_that_moves_players_offers_to_discard_later_results(client) -> None:
-    become_elder(client)
-    ids = add_members(client, NINE)
-    night_id = create_night(client, setup_form(ids, NINE))
+    night_id = new_night(client)
     csrf = token(client, f"/club/nights/{night_id}")
     for _ in range(6):  # two base rounds by chair order
         night = core(client, night_id)

@@ -10,9 +10,9 @@ from fastapi.testclient import TestClient
 
 from app.main import create_app
 from tests.conftest import make_settings
+from tests.support.club_nights import night_row, online_night
 
 from .helpers import bots_play
-from .test_online_night import night_row, online_night
 
 
 def test_the_night_page_and_a_player_page_link_each_table_game_to_its_replay(sqlite_url: str) -> None:

@@ -10,26 +10,18 @@ from app.store import nights as night_store
 from app.store import results as result_store
 from app.store.db import session_scope
 from app.web.club import online as club_online
+from tests.support.club_nights import online_night
 
 from .helpers import (
-    NINE,
-    add_members,
-    become_elder,
     bots_play,
     core,
-    create_night,
     remember_member,
-    setup_form,
     token,
 )
 
 
 def test_an_online_round_with_bots_is_recorded_automatically(client) -> None:
-    become_elder(client)
-    ids = add_members(client, NINE)
-    data = setup_form(ids, NINE)
-    data["mode"] = "online"
-    night_id = create_night(client, data)
+    night_id = online_night(client)
     url = f"/club/nights/{night_id}"
     page = client.get(url).text
     assert page.count("Watch the table") == 3 and page.count(">Play</button>") == 9

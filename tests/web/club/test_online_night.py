@@ -11,43 +11,24 @@ import time
 
 from app.club import RoundResult
 from app.rooms.tokens import hash_token
-from app.store import nights as night_store
 from app.store import results as result_store
 from app.store.db import session_scope
 from app.web.club import online as club_online
 from app.web.shared.security import seat_cookie_name
 from bench.table_wire import parse
 from tests.conftest import make_settings
+from tests.support.club_nights import night_row, online_night
 
 from .helpers import (
     NINE,
-    add_members,
-    become_elder,
     bots_play,
     core,
-    create_night,
     remember_member,
-    setup_form,
     switch_bots,
     token,
 )
 
 NIGHT_SECONDS = 240  # a bound against a stalled night, not a speed test
-
-
-def online_night(client) -> int:  # type: ignore[no-untyped-def]
-    become_elder(client)
-    ids = add_members(client, NINE)
-    data = setup_form(ids, NINE)
-    data["mode"] = "online"
-    return create_night(client, data)
-
-
-def night_row(client, night_id: int) -> night_store.Night:  # type: ignore[no-untyped-def]
-    with session_scope(client.app.state.engine) as session:
-        row = night_store.get_night(session, night_id=night_id)
-        assert row is not None
-        return row
 
 
 def test_a_whole_night_online_with_bots_at_every_seat(database_url: str) -> None:

@@ -13,6 +13,7 @@ from app.store import members as member_store
 from app.store import nights as night_store
 from app.store.db import session_scope
 from app.web.club import auth
+from tests.support.club_nights import new_night
 
 from .helpers import (
     NINE,
@@ -122,9 +123,7 @@ def test_setting_up_a_night_validates_and_draws_lots(client) -> None:
 
 
 def test_record_form_messages_and_kept_values(client) -> None:
-    become_elder(client)
-    ids = add_members(client, NINE)
-    night_id = create_night(client, setup_form(ids, NINE))
+    night_id = new_night(client)
     chairs = core(client, night_id).tables["mellan"]
     csrf = token(client, f"/club/nights/{night_id}")
     base = {"csrf": csrf, "table": "mellan", "phase": "base", "round": "1"}

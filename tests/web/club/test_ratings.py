@@ -9,13 +9,10 @@ from typing import Any
 
 from app.main import print_ratings
 from app.ratings.engine import MU, SIGMA
+from tests.support.club_nights import new_night
 from tests.web.club.helpers import (
     NINE,
-    add_members,
-    become_elder,
     core,
-    create_night,
-    setup_form,
     token,
 )
 
@@ -43,9 +40,7 @@ def record_round(client: Any, night_id: int, csrf: str, order: dict[str, tuple[i
 
 
 def test_ratings_move_with_each_round_and_with_a_correction(client: Any, capsys: Any) -> None:
-    become_elder(client)
-    ids = add_members(client, NINE)
-    night_id = create_night(client, setup_form(ids, NINE))
+    night_id = new_night(client)
     csrf = token(client, f"/club/nights/{night_id}")
     assert "No results yet" in client.get("/club/ratings").text
 

@@ -13,11 +13,10 @@ import httpx
 import pytest
 
 from app.secret_key import new_secret
-from app.store import members as member_store
 from app.store import results as result_store
 from app.store.db import make_engine, session_scope, upgrade
-from app.web.club.auth import hash_password
 from tests.support.app_process import app_process
+from tests.support.club_nights import club_in_store
 
 from .helpers import NINE, csrf_of, setup_form
 
@@ -29,10 +28,7 @@ def test_two_processes_one_result_and_the_other_process_board_follows(postgres_u
     upgrade(postgres_url)
     engine = make_engine(postgres_url)
     with session_scope(engine) as session:
-        member_store.add_member(session, name="Elsa", is_elder=True, password_hash=hash_password(PASSWORD))
-        for name in NINE:
-            member_store.add_member(session, name=name)
-        ids = {m.name: m.id for m in member_store.list_members(session)}
+        ids = club_in_store(session, elder_password=PASSWORD)
     secret = new_secret()
     with ExitStack() as stack:
         one = stack.enter_context(app_process(postgres_url, tmp_path / "one.log", SECRET_KEY=secret))

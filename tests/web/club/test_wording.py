@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from .helpers import NINE, add_members, become_elder, core, create_night, setup_form, token
+from tests.support.club_nights import new_night
+
+from .helpers import core, token
 
 ROOT = Path(__file__).resolve().parents[3]
 KEYS = r"vinder|mellan|taber|finale|mellanfinale|taberfinale"
@@ -31,9 +33,7 @@ def test_no_template_or_catalog_names_the_rule_book() -> None:
 def a_correction_that_breaks_round_two(client) -> tuple[str, dict[str, str]]:  # type: ignore[no-untyped-def]
     """Two base rounds recorded by hand; a form that swaps who went out in round 1 at the
     Vinderbord (so round 2 is seated differently, and its recorded results no longer fit)."""
-    become_elder(client)
-    ids = add_members(client, NINE)
-    night_id = create_night(client, setup_form(ids, NINE))
+    night_id = new_night(client)
     url = f"/club/nights/{night_id}"
     for _ in range(6):
         night = core(client, night_id)

@@ -40,52 +40,55 @@ def _round_trip(player: Player) -> float:
     return time.perf_counter() - started
 
 
-def test_a_room_answers_while_a_club_form_is_held_inside_its_database_call(client: Any, monkeypatch: Any) -> None:
+def _seated(client: Any) -> Player:
+    """A new room's host on its websocket, the table read."""
     slug, token = create_room(client)
     player = Player(client, slug, token).connect()
     _next_table(player)
+    return player
+
+
+def _round_trips_while_held(player: Player, held: tuple[threading.Event, threading.Event], request: Any,
+                            what: str) -> tuple[list[int], list[float]]:
+    """`request()` (a club page's status code) in a thread of its own, and while its database call
+    is `held` (`_hold`), five round trips of the room's websocket: the statuses and the trips' seconds."""
+    entered, release = held
+    answers: list[int] = []
+    thread = threading.Thread(target=lambda: answers.append(request()))
+    thread.start()
+    try:
+        assert entered.wait(10), f"the {what} never reached its database call"
+        trips = [_round_trip(player) for _ in range(5)]
+        assert not answers, f"the {what} finished early: the test held nothing"
+    finally:
+        release.set()
+        thread.join(15)
+        close_all()
+    return answers, trips
+
+
+def test_a_room_answers_while_a_club_form_is_held_inside_its_database_call(client: Any, monkeypatch: Any) -> None:
+    player = _seated(client)
     become_elder(client)
     ids = member_ids(client)
     csrf = csrf_of(client.get("/club/beer").text)
-    entered, release = _hold(monkeypatch, "list_members")  # add_debt reads the members
-    answers: list[int] = []
-    post = threading.Thread(target=lambda: answers.append(client.post(
+    held = _hold(monkeypatch, "list_members")  # add_debt reads the members
+    answers, trips = _round_trips_while_held(player, held, lambda: client.post(
         "/club/beer", data={"csrf": csrf, "member": str(ids["Elsa"]), "reason": "held", "crates": "1"},
-        follow_redirects=False).status_code))
-    post.start()
-    try:
-        assert entered.wait(10), "the form never reached its database call"
-        trips = [_round_trip(player) for _ in range(5)]
-        assert not answers, "the form finished early: the test held nothing"
-    finally:
-        release.set()
-        post.join(15)
-        close_all()
+        follow_redirects=False).status_code, "form")
     assert answers == [303]
     assert max(trips) < ROUND_TRIP_LIMIT, trips
 
 
 def test_a_room_answers_while_the_elder_login_waits_for_the_database(client: Any, monkeypatch: Any) -> None:
-    slug, token = create_room(client)
-    player = Player(client, slug, token).connect()
-    _next_table(player)
+    player = _seated(client)
     become_elder(client)
     client.cookies.clear()
     csrf = csrf_of(client.get("/club/login").text)
-    entered, release = _hold(monkeypatch, "get_member_by_name")
-    answers: list[int] = []
-    login = threading.Thread(target=lambda: answers.append(client.post(
+    held = _hold(monkeypatch, "get_member_by_name")
+    answers, trips = _round_trips_while_held(player, held, lambda: client.post(
         "/club/login", data={"csrf": csrf, "name": "Elsa", "password": "wrong-password"},
-        follow_redirects=False).status_code))
-    login.start()
-    try:
-        assert entered.wait(10), "the login never reached its database call"
-        trips = [_round_trip(player) for _ in range(5)]
-        assert not answers
-    finally:
-        release.set()
-        login.join(15)
-        close_all()
+        follow_redirects=False).status_code, "login")
     assert answers == [401]
     assert max(trips) < ROUND_TRIP_LIMIT, trips
 
@@ -100,9 +103,7 @@ def test_a_room_answers_while_a_finished_game_is_analysed(client: Any) -> None:
     analyses = client.app.state.analyses = Analyses(client.app.state.engine, client.app.state.rooms.bot_pool,
                                                     worlds=96, seconds=None)
     analysed, room = finished_room(client, target="12")
-    slug, token = create_room(client)
-    player = Player(client, slug, token).connect()
-    _next_table(player)
+    player = _seated(client)
     try:
         started = client.post(f"/r/{analysed}/analysis?game=1&step=0", headers=HX)
         assert started.status_code == 200 and analyses.running() == [f"room:{room.state.id}:1"]

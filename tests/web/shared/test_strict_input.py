@@ -10,13 +10,11 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.parsing import BadFrame, nesting_depth, parse_json_object, strict_int
+from tests.support.club_nights import new_night
 from tests.web.club.helpers import (
-    NINE,
     add_members,
     become_elder,
     core,
-    create_night,
-    setup_form,
     token,
 )
 from tests.web.table.test_room_protocol import start, three_players
@@ -108,9 +106,7 @@ def test_beer_form_with_a_superscript_is_a_form_error(client) -> None:
 
 
 def test_results_form_with_superscripts_is_a_form_error(client) -> None:
-    become_elder(client)
-    ids = add_members(client, NINE)
-    night_id = create_night(client, setup_form(ids, NINE, host="Ann"))
+    night_id = new_night(client)
     night = core(client, night_id)
     table = night.pending_tables[0]
     chairs = night.tables[table]

@@ -12,8 +12,7 @@ from fastapi.testclient import TestClient
 from app.main import create_app
 from app.rooms.clock import FakeClock
 from tests.conftest import make_settings
-from tests.web.table.test_turn_timer import advance, catch_up, new_room, seen, settle
-from tests.web.table.wsutil import Player, close_all, join
+from tests.web.table.wsutil import advance, catch_up, close_all, seen, settle, three_seated
 
 
 @pytest.fixture
@@ -35,10 +34,7 @@ def test_the_bot_button_is_pushed_when_the_delay_passes_and_a_non_host_presses_i
     slow_takeover: TestClient, clock: FakeClock
 ) -> None:
     client = slow_takeover
-    slug, t0 = new_room(client, "0")
-    players = [Player(client, slug, t).connect() for t in (t0, join(client, slug, "Bo"), join(client, slug, "Cai"))]
-    room = client.app.state.rooms.get(slug)  # type: ignore[attr-defined]
-    catch_up(players, room)
+    room, players = three_seated(client, "0")
     players[0].send(do="start", v=room.state.version)
     settle(client)
     catch_up(players, room)
@@ -63,10 +59,7 @@ def test_the_host_role_passes_on_when_the_host_leaves_the_waiting_room(
     slow_takeover: TestClient, clock: FakeClock
 ) -> None:
     client = slow_takeover
-    slug, t0 = new_room(client, "60")
-    players = [Player(client, slug, t).connect() for t in (t0, join(client, slug, "Bo"), join(client, slug, "Cai"))]
-    room = client.app.state.rooms.get(slug)  # type: ignore[attr-defined]
-    catch_up(players, room)
+    room, players = three_seated(client, "60")
     assert room.state.host == 0
     players[0].close()
     settle(client)

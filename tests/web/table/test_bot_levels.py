@@ -95,8 +95,7 @@ def test_a_taken_over_seat_says_which_level_plays_it() -> None:
 def test_the_host_picks_the_level_of_the_bot_added_in_the_lobby(web: TestClient) -> None:
     """Issue 37 item 6: "Add a bot" in the lobby is a form with a level (the host's own chosen);
     the bot added plays at the level picked, and a seat a bot took over says its level."""
-    from tests.web.table.test_turn_timer import settle
-    from tests.web.table.wsutil import Player, create_room
+    from tests.web.table.wsutil import Player, create_room, settle
 
     slug, token = create_room(web, seats=4)
     host = Player(web, slug, token).connect()

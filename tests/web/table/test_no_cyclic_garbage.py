@@ -14,7 +14,7 @@ from collections.abc import Callable
 from fastapi.testclient import TestClient
 
 from tests.web.table.test_room_protocol import start, three_players
-from tests.web.table.test_turn_timer import settle
+from tests.web.table.wsutil import settle
 
 
 def cycles_after(step: Callable[[], int]) -> tuple[int, list[object]]:

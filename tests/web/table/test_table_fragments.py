@@ -23,9 +23,8 @@ from app.rooms.tokens import hash_token
 from bench.table_wire import Stale, apply, element, parse, pieces_of
 from tests.conftest import make_settings
 from tests.web.table.test_room_protocol import start, three_players
-from tests.web.table.test_turn_timer import settle
 from tests.web.table.viewers import read_as
-from tests.web.table.wsutil import close_all
+from tests.web.table.wsutil import close_all, settle
 
 Node = tuple[str, tuple[tuple[str, str], ...], tuple[Any, ...]]
 

@@ -13,8 +13,8 @@ from fastapi.testclient import TestClient
 from app.i18n import _, use_language
 from bench.table_wire import parse
 from tests.web.table.test_room_protocol import start, three_players
-from tests.web.table.test_turn_timer import settle
 from tests.web.table.viewers import visible_as
+from tests.web.table.wsutil import settle
 
 MARKS = re.compile("[\x01-\x04]")
 

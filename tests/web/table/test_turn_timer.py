@@ -5,7 +5,6 @@ processes racing the same deadline make exactly one move."""
 
 from __future__ import annotations
 
-import asyncio
 import random
 from collections.abc import Iterator
 from typing import Any
@@ -19,7 +18,15 @@ from app.store import rooms as store
 from app.store.db import session_scope
 from tests.conftest import make_settings
 from tests.support.waiting import wait_until
-from tests.web.table.wsutil import Player, close_all, join, token_from
+from tests.web.table.wsutil import (
+    Player,
+    advance,
+    catch_up,
+    close_all,
+    create_room,
+    settle,
+    three_seated,
+)
 
 
 def make_client(db_url: str, clock: FakeClock) -> TestClient:
@@ -40,43 +47,8 @@ def timed(db_url: str, clock: FakeClock) -> Iterator[TestClient]:
             close_all()
 
 
-def new_room(client: TestClient, turn_seconds: str, name: str = "Anna") -> tuple[str, str]:
-    data = {"name": name, "preset": "gurka-night", "seats": "3", "bots": "0", "turn_seconds": turn_seconds}
-    response = client.post("/rooms", data=data, follow_redirects=False)
-    assert response.status_code == 303, response.text
-    slug = response.headers["location"].rsplit("/", 1)[-1]
-    token = token_from(response, slug)
-    client.cookies.clear()
-    return slug, token
-
-
-def advance(client: TestClient, clock: FakeClock, seconds: float) -> None:
-    """Move the fake clock on the app's own loop, then let the loop run what became due."""
-    client.portal.call(clock.advance, seconds)  # type: ignore[union-attr]
-    settle(client)
-
-
-def settle(client: TestClient) -> None:
-    client.portal.call(asyncio.sleep, 0.05)  # type: ignore[union-attr]
-
-
-def seen(p: Player) -> int:
-    tables = [f for f in p.frames if f["kind"] in ("table", "fragments")]
-    return int(tables[-1]["version"]) if tables else -1
-
-
-def catch_up(players: list[Player], room: Any) -> None:
-    for p in players:
-        while seen(p) < room.state.version:
-            p.recv()
-
-
 def seated(client: TestClient, turn_seconds: str = "10") -> tuple[Any, list[Player]]:
-    slug, t0 = new_room(client, turn_seconds)
-    tokens = [t0, join(client, slug, "Bo"), join(client, slug, "Cai")]
-    players = [Player(client, slug, t).connect() for t in tokens]
-    room = client.app.state.rooms.get(slug)  # type: ignore[attr-defined]
-    catch_up(players, room)
+    room, players = three_seated(client, turn_seconds)
     players[0].send(do="start", v=room.state.version)
     # the start taken (not "after 50 ms": a busy machine may take longer)
     wait_until(lambda: (settle(client), room.state.status == "playing")[-1], what="the game started",
@@ -97,7 +69,7 @@ def test_the_form_checks_the_turn_timer(timed: TestClient) -> None:
                                               "turn_seconds": bad})
         assert response.status_code == 400 and "Seconds per move" in response.text, bad
     assert 'name="turn_seconds"' in timed.get("/").text and 'value="60"' in timed.get("/").text
-    slug, _token = new_room(timed, "0")
+    slug, _token = create_room(timed, turn_seconds="0")
     assert timed.app.state.rooms.get(slug).state.turn_seconds == 0  # type: ignore[attr-defined]
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
+from app.rooms.clock import FakeClock
 from app.web.shared.security import seat_cookie_name
 from bench.table_wire import apply, parse
 from tests.web.table.viewers import visible_as
@@ -32,8 +33,12 @@ def token_from(response: Any, slug: str) -> str:
 
 
 def create_room(client: TestClient, *, name: str = "Anna", preset: str = "gurka-night", seats: int = 3,
-                bots: int = 0, **options: Any) -> tuple[str, str]:
+                bots: int = 0, turn_seconds: str | None = None, **options: Any) -> tuple[str, str]:
+    """A new room made by `name` (its host): its slug and the host's seat token; `options` are
+    the house rules (`opt_…` fields), `turn_seconds` the turn timer ("0": none)."""
     data = {"name": name, "preset": preset, "seats": str(seats), "bots": str(bots)}
+    if turn_seconds is not None:
+        data["turn_seconds"] = turn_seconds
     data.update({f"opt_{k}": v for k, v in options.items()})
     response = client.post("/rooms", data=data, follow_redirects=False)
     assert response.status_code == 303, response.text
@@ -49,6 +54,40 @@ def join(client: TestClient, slug: str, name: str) -> str:
     token = token_from(response, slug)
     client.cookies.clear()
     return token
+
+
+def three_seated(client: TestClient, turn_seconds: str) -> tuple[Any, list[Player]]:
+    """A room of Anna (the host), Bo and Cai, not started: the room, and each seat's websocket,
+    caught up with the table."""
+    slug, t0 = create_room(client, turn_seconds=turn_seconds)
+    tokens = [t0, join(client, slug, "Bo"), join(client, slug, "Cai")]
+    players = [Player(client, slug, t).connect() for t in tokens]
+    room = client.app.state.rooms.get(slug)  # type: ignore[attr-defined]
+    catch_up(players, room)
+    return room, players
+
+
+def advance(client: TestClient, clock: FakeClock, seconds: float) -> None:
+    """Move the fake clock on the app's own loop, then let the loop run what became due."""
+    client.portal.call(clock.advance, seconds)  # type: ignore[union-attr]
+    settle(client)
+
+
+def settle(client: TestClient) -> None:
+    client.portal.call(asyncio.sleep, 0.05)  # type: ignore[union-attr]
+
+
+def seen(p: Player) -> int:
+    """The table version this socket was last sent (-1: none yet)."""
+    tables = [f for f in p.frames if f["kind"] in ("table", "fragments")]
+    return int(tables[-1]["version"]) if tables else -1
+
+
+def catch_up(players: list[Player], room: Any) -> None:
+    """Read each socket's frames until it has the room's current table version."""
+    for p in players:
+        while seen(p) < room.state.version:
+            p.recv()
 
 
 def card_words(code: str) -> str:
