@@ -33,6 +33,14 @@ def db_url(tmp_path: Path, migrated_sqlite: Path) -> str:
 
 
 @pytest.fixture
+def sqlite_url(tmp_path: Path, migrated_sqlite: Path) -> str:
+    """tests/conftest.py's SQLite database (behind its `client`), for a web test: a copy of the
+    migrated file too."""
+    shutil.copyfile(migrated_sqlite, tmp_path / "gurka.db")
+    return f"sqlite:///{tmp_path / 'gurka.db'}"
+
+
+@pytest.fixture
 def web(db_url: str) -> Iterator[TestClient]:
     with TestClient(create_app(make_settings(db_url))) as client:
         try:
