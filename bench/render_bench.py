@@ -224,8 +224,8 @@ def print_bytes(frames: list[str], seen: int) -> None:
         by[f"(head: {frame['kind']})"] = by.get(f"(head: {frame['kind']})", 0) + len(head.encode()) + 1
         rest = len(frame["content"].encode())
         for target, swap, html in pieces_of(frame["content"]):
-            key = re.sub(r"^card-.*", "card-*", re.sub(r"[0-9]+", "#", target)) + ("" if swap == "outerMorph" else f" ({swap})")
-            size = len(html.encode()) + (len(f' hx-swap-oob="{swap}"') if swap != "beforeend" else 0)
+            key = re.sub(r"^card-.*", "card-*", re.sub(r"[0-9]+", "#", target)) + ("" if swap in ("outerMorph", "outerHTML") else f" ({swap})")
+            size = len(html.encode()) + {"beforeend": 0, "outerHTML": len(" hx-swap-oob")}.get(swap, len(f' hx-swap-oob="{swap}"'))
             by[key] = by.get(key, 0) + size
             rest -= size
         by["(list wrappers)"] = by.get("(list wrappers)", 0) + rest

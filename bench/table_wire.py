@@ -1,8 +1,8 @@
 """The table's wire, as a page takes it (static/js/table.js and htmx), done on strings. A frame of
 the table is a line of JSON (its head) and HTML; `parse` gives it as a dict (`content`: the HTML).
 The whole table comes in a `table` frame; a `fragments` frame (the shared changes) and a `private`
-frame (the seat's own) each put their pieces in place (`outerMorph`: the piece with that id
-replaced; `beforeend`: added at the end of it; `delete`: taken away) and set the section's
+frame (the seat's own) each put their pieces in place (`outerMorph`, or a bare `hx-swap-oob`
+(outerHTML): the piece with that id replaced; `beforeend`: added at the end of it; `delete`: taken away) and set the section's
 attributes.
 A morph keeps what the page holds (focus, typed text, an open <details>), which a string does not
 have: as a string, a morph is a replacement. bench/ws_load.py plays with it, and the tests use it
@@ -16,7 +16,7 @@ import json
 import re
 from typing import Any
 
-OUT_OF_BAND = re.compile(r' hx-swap-oob="(outerMorph|delete|beforeend)"')
+OUT_OF_BAND = re.compile(r' hx-swap-oob(?:="(outerMorph|delete|beforeend)")?(?=[ >])')
 ID = re.compile(r' id="([a-z0-9-]+)"')
 TAG = re.compile(r"<(/?)([a-z][a-z0-9-]*)\b[^>]*?(/?)>")
 VOID = frozenset({"meter", "input", "br", "img", "use", "hr", "meta", "link", "path", "circle"})
@@ -83,7 +83,7 @@ def pieces_of(content: str) -> list[tuple[str, str, str]]:
         if swap.group(1) == "beforeend":  # (the wrapper is taken away: what it holds goes in)
             out.append((id_.group(1), "beforeend", content[opening.end():inner_end]))
         else:
-            out.append((id_.group(1), swap.group(1), OUT_OF_BAND.sub("", content[at:end], count=1)))
+            out.append((id_.group(1), swap.group(1) or "outerHTML", OUT_OF_BAND.sub("", content[at:end], count=1)))
         at = end
     return out
 
@@ -100,7 +100,7 @@ def apply(table: str, frame: dict[str, Any]) -> str:
         raise Stale(f"the table shows {attrs['data-seq']}, the private frame is for {frame['seq']}")
     for target, swap, content in pieces_of(frame["content"]):
         start, inner_end, end = element(table, target)
-        if swap == "outerMorph":
+        if swap in ("outerMorph", "outerHTML"):
             table = table[:start] + content + table[end:]
         elif swap == "delete":
             table = table[:start] + table[end:]

@@ -34,9 +34,10 @@ def play_to_the_end(page, checks: Checks, *, most_turns: int = 2000) -> None:  #
     here is bounded by the wall clock, which a busy machine stretches."""
     looked_at_turn = looked_at_deal_end = False
     for _ in range(most_turns):
+        # the version first: a push landing between the two reads then shows as a newer version
+        version = int(page.locator("#table").get_attribute("data-version") or "0")
         if page.locator(".gameover").count():
             return
-        version = int(page.locator("#table").get_attribute("data-version") or "0")
         if not looked_at_deal_end and page.locator(".dealend").count():
             checks.look(page, "a game, after a deal ended")
             looked_at_deal_end = True
