@@ -21,8 +21,11 @@ install: $(STAMP)
 run: install
 	ENVIRONMENT=development $(VENV)/bin/gurka serve
 
+# The suite on WORKERS processes (pytest-xdist; 2: this project's machines have two cores, and a
+# browser test's server and Chromium wait on each other). WORKERS=0: one process, in file order.
+WORKERS ?= 2
 test: check
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n $(WORKERS)
 
 # Lint and types first: a type error fails `make test` (and so CI) before any test runs.
 check: lint typecheck

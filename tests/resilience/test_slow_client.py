@@ -35,7 +35,7 @@ async def test_a_client_that_stops_reading_is_dropped_and_never_delays_the_other
     latencies: list[float] = []
     dropped_after: float | None = None
     try:
-        deadline = stuck_at + 60
+        deadline = stuck_at + 90
         while time.monotonic() < deadline:
             if dropped_after is None and DROPPED in server.log_text():
                 dropped_after = time.monotonic() - stuck_at
@@ -59,9 +59,10 @@ async def test_a_client_that_stops_reading_is_dropped_and_never_delays_the_other
 
     assert dropped_after is not None, "the stuck client was never dropped:\n" + server.log_tail()
     # (how soon depends on bytes, not frames: the kernel's buffers take what the reader does not,
-    # and a frame first stalls once they are full; the table's frames are a few hundred bytes, so
-    # at this test's pace that is 5-10 s, and then 5 s of stall)
-    assert dropped_after < 30, dropped_after
+    # and a frame first stalls once they are full; here they took 2-3 MB, the spectator's frames
+    # are some 550 bytes a step, so on a quiet machine that is about 5,000 steps in 14 s, and then
+    # 5 s of stall; a busy machine plays slower: 33 s seen)
+    assert dropped_after < 60, dropped_after
     latencies.sort()
     p99 = latencies[int(0.99 * (len(latencies) - 1))]
     # Every step is a full round trip through rules, database and three pushes; a stuck
@@ -111,7 +112,8 @@ async def test_the_reader_that_fell_behind_is_told_1013_and_why(start_server, sq
     rng = random.Random(5)
     stuck = raw_websocket(server.port, f"/r/{slug}/ws")  # stops reading from here on
     try:
-        for _ in range(5000):
+        deadline = time.monotonic() + 90  # (the kernel's buffers first: see the test above)
+        while time.monotonic() < deadline:
             if DROPPED in server.log_text():
                 break
             top = max(c.version for c in clients)

@@ -74,9 +74,14 @@ def out_of_band(html: str, swap: str) -> str:
     return f'{html[:name.end()]} hx-swap-oob="{swap}"{html[name.end():]}'
 
 
+# (one encoder: `json.dumps` with options of its own makes a new one on every call, a frame's dearest
+# part after its drawing)
+HEAD = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
 def frame(head: dict[str, Any], html: str) -> str:
     """A frame of the table: its head, one line of JSON, then its HTML."""
-    return json.dumps(head, ensure_ascii=False, separators=(",", ":")) + "\n" + html
+    return HEAD.encode(head) + "\n" + html
 
 
 @dataclass(frozen=True, slots=True)
