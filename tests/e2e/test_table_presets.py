@@ -101,15 +101,18 @@ def select_and_send(page, cards: list[str]) -> None:  # type: ignore[no-untyped-
     wait_after(page, before)
 
 
-def anna_s_last_play(page) -> str:  # type: ignore[no-untyped-def]
-    """How Anna's play just made reads on the felt: in the trick, or (the bots finished it and
-    one of them led the next already) in the previous trick, opened."""
-    how = page.evaluate("""() => { const li = [...document.querySelectorAll('#table-plays > li')]
-        .filter(li => li.textContent.includes('Anna')); return li.length ? li[0].textContent : ''; }""")
-    if how:
-        return str(how)
-    page.locator("#table-previous summary").click()
-    return page.locator(".lastplays li", has_text="Anna").first.text_content(timeout=15000) or ""
+def anna_s_last_play(page) -> tuple[str, int]:  # type: ignore[no-untyped-def]
+    """How Anna's play just made reads on the felt, and how many cards it has: in the trick, or
+    (the bots finished it and one of them led the next already) in the previous trick, opened."""
+    found = page.evaluate("""() => { const li = [...document.querySelectorAll('#table-plays > li')]
+        .filter(li => li.textContent.includes('Anna'));
+        return li.length ? [li[0].textContent, li[0].querySelectorAll('.card').length] : null; }""")
+    if found:
+        return str(found[0]), int(found[1])
+    if not page.locator("#table-previous details").evaluate("d => d.open"):
+        page.locator("#table-previous summary").click()
+    play = page.locator(".lastplays li", has_text="Anna").first
+    return play.text_content(timeout=15000) or "", play.locator(".card").count()
 
 
 def play_simply(page, mode: str) -> None:  # type: ignore[no-untyped-def]
@@ -274,7 +277,7 @@ def test_vidivellir_pair_and_kill_or_lay_on(server: str, browser, shots: Path) -
                 elif mode == "select" and leading(page) and not pair_led and any(len(a.split()) == 3 for a in legal(page)):
                     cards = next(a for a in legal(page) if len(a.split()) == 3).split()[1:]
                     select_and_send(page, cards)
-                    assert page.locator(".felt .plays > li", has_text="Anna").first.locator(".card").count() == 2
+                    assert anna_s_last_play(page)[1] == 2
                     pair_led = True
                 elif mode == "select" and not leading(page):
                     advice = page.locator(".advice").inner_text()
@@ -295,7 +298,7 @@ def test_vidivellir_pair_and_kill_or_lay_on(server: str, browser, shots: Path) -
                             play_simply(page, mode)
                             continue
                         select_and_send(page, better[0].split()[1:])
-                        how = anna_s_last_play(page)
+                        how = anna_s_last_play(page)[0]
                         assert "killed" in how or "laid on" in how, how
                         page.screenshot(path=str(shots / "presets-vidivellir-kill-or-lay-on.png"))
                         killed = True

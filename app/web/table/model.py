@@ -173,7 +173,7 @@ def public_table(room: LiveRoom) -> Public:
         "data-out": "" if view is None else " ".join(map(str, view["out"])),  # the seats out of the game
         # whose play holds the trick on the felt; whether that trick is taken already (it shows dimmed)
         "data-winning": _winning(view),
-        "data-leading": "true" if view is not None and not trick.get("plays") else "",
+        "data-leading": "true" if view is not None and phase == "play" and not trick.get("plays") else "",
         "data-trick-done": "true" if view is not None and not trick.get("plays") and view.get("last_trick") else "",
         # which trick the folded "Previous trick" shows when it is opened
         "data-previous": trick_key(view["deal_no"], view["last_trick"]["plays"])
@@ -271,19 +271,23 @@ def _felt(pieces: Pieces, room: LiveRoom, view: dict[str, Any] | None, names: tu
             play_ids.append(f"{key}-{i}")
             pieces[play_ids[-1]] = Piece("play", (p["seat"], tuple(p["cards"]), p["how"], names[p["seat"]], top))
     pieces["table-plays"] = Piece("plays_now", None, tuple(play_ids), listing="appended")
+    # under the plays: the phase's words or the final trick's warning; who took the last trick and
+    # who leads, written for every seat and picked by the section's attributes (shown while a
+    # trick is led, `data-leading`), so a trick taken or led sends none of it; the exchanges
+    # made before the first trick
     if phase != "play":
-        pieces["table-lead"] = Piece("lead", ("phase", phase, view.get("stock_count")))
+        pieces["table-note"] = Piece("note", ("phase", phase, view.get("stock_count")))
     else:
-        # who took the last trick and who leads this one: the same from its lead to its last play
-        # (shown while it is led, `data-leading`), so a play does not send the line again
-        leader = plays[0]["seat"] if plays else view.get("to_act")
-        seat = room.state.seats.get(leader) if leader is not None else None
-        lead_seat = None if leader is None or seat is None or seat.bot_controlled else leader
-        exchange, rassi = view.get("exchange") or {}, view.get("rassi") or {}
-        before = () if last else (tuple((d["seat"], d["count"]) for d in exchange.get("done") or ()),
-                                  tuple((k, s) for k in RASSI_KINDS for s in rassi.get(k) or ()))
-        pieces["table-lead"] = Piece("lead", ("lead", last["winner"] if last else None, leader, lead_seat,
-                                              before, names, bool(trick.get("final"))))
+        pieces["table-note"] = Piece("note", ("final",) if trick.get("final") else ())
+    turns = tuple(i for i in range(len(view["scores"])) if i not in (view.get("out") or ()))
+    humans = tuple(i for i in turns if (s := room.state.seats.get(i)) is not None and not s.bot_controlled)
+    pieces["table-who"] = Piece("who", (turns, humans, names))
+    exchange, rassi = view.get("exchange") or {}, view.get("rassi") or {}
+    before = () if last or phase != "play" else (
+        tuple((d["seat"], d["count"]) for d in exchange.get("done") or ()),
+        tuple((k, s) for k in RASSI_KINDS for s in rassi.get(k) or ()))
+    pieces["table-before"] = Piece("before", (names, before))
+    pieces["table-lead"] = Piece("lead", None, ("table-note", "table-who", "table-before"))
     # (there all game, shown once a trick was taken while the next one is played: the section's
     # `data-previous` names it, and while its plays are still the last trick's it is hidden,
     # `data-trick-done`; an open one stays open from trick to trick)

@@ -38,6 +38,8 @@ class _Reader(HTMLParser):
             return True
         if "data-turn" in attrs and attrs["data-turn"] != s.get("data-to-act", ""):
             return True
+        if "data-won" in attrs and attrs["data-won"] != s.get("data-winning", ""):
+            return True
         classes = (attrs.get("class") or "").split()
         leading = s.get("data-leading") == "true"
         if attrs.get("id") == "table-previous" and (s.get("data-trick-done") == "true" or not s.get("data-previous")):
