@@ -23,6 +23,9 @@ VOID = frozenset({"meter", "input", "br", "img", "use", "hr", "meta", "link", "p
 SECTION_OPEN = re.compile(r'<section id="table"[^>]*>')
 
 
+HEAD_OWN = frozenset({"kind", "version", "seq", "content"})  # a frame's names that are not the section's
+
+
 class Stale(Exception):
     """A frame that does not start from the table the page shows (a page asks for a sync)."""
 
@@ -106,7 +109,9 @@ def apply(table: str, frame: dict[str, Any]) -> str:
             table = table[:start] + table[end:]
         else:
             table = table[:inner_end] + content + table[inner_end:]
-    for name, value in (frame.get("attrs") or {}).items():  # (the section's data-*, named without it)
+    for name, value in frame.items():  # (the head's other names: the section's data-*, named without it)
+        if name in HEAD_OWN:
+            continue
         if value is None:
             attrs.pop(f"data-{name}", None)
         else:

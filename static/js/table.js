@@ -226,10 +226,13 @@
     socket.send(JSON.stringify({ do: "sync", v: isNaN(shown) ? null : shown }));
   }
 
-  // The section's data-* attributes that changed, named without "data-" (null: taken away)
-  function setAttrs(el, attrs) {
-    Object.keys(attrs || {}).forEach(function (name) {
-      if (attrs[name] === null) el.removeAttribute("data-" + name); else el.setAttribute("data-" + name, attrs[name]);
+  // The section's data-* attributes that changed: the head's names but kind, version and seq,
+  // without "data-" (null: taken away)
+  var HEAD_OWN = { kind: true, version: true, seq: true };
+  function setAttrs(el, head) {
+    Object.keys(head).forEach(function (name) {
+      if (HEAD_OWN[name]) return;
+      if (head[name] === null) el.removeAttribute("data-" + name); else el.setAttribute("data-" + name, head[name]);
     });
   }
 
@@ -261,7 +264,7 @@
         return;
       }
       var version = table.dataset.version;
-      setAttrs(table, frame.attrs);
+      setAttrs(table, frame);
       table.dataset.seq = String(frame.seq);
       if (frame.version !== undefined) table.dataset.version = String(frame.version);
       if (table.dataset.version !== version) {  // a new table version: its actions may be sent

@@ -23,11 +23,11 @@ it; a bare `hx-swap-oob` replaces a piece that holds nothing to keep (no control
 inside at the end of the list with that id, the wrapper itself taken away):
 
 - `{"kind":"table","version":v,"seq":n}` and the whole `<section id="table" ...>`;
-- `{"kind":"fragments","version":v,"seq":n,"attrs":{...}}` and the public pieces that changed
-  since `seq` n-1 (a page showing another `seq` asks for the whole table); `attrs`: the
+- `{"kind":"fragments","version":v,"seq":n,...}` and the public pieces that changed since `seq`
+  n-1 (a page showing another `seq` asks for the whole table); the head's other names are the
   section's `data-` attributes that changed, by their names after `data-` (null: taken away);
-- `{"kind":"private","seq":n,"attrs":{...}}` and the seat's own pieces that changed, at `seq` n
-  (after that `seq`'s shared frame, if any);
+- `{"kind":"private","seq":n,...}` and the seat's own pieces that changed, at `seq` n (after that
+  `seq`'s shared frame, if any), with its own attributes that changed;
 - and, as JSON: `{"kind": "notice", ...}`, `{"kind": "chat", ...}`, `{"kind": "chatform", ...}`,
   `{"kind": "reaction", ...}`: see `RoomFrames`.
 """
@@ -276,8 +276,9 @@ class TablePublisher:
                     html.append(f'<{tag} id="{op.target}" hx-swap-oob="beforeend">{kids}</{tag}>')
                 else:
                     html.append(out_of_band(self.drawer.piece(pieces, op.target), op.swap))
-        if attrs:  # (by their names after "data-": the section has no other attributes that change)
-            head["attrs"] = {name.removeprefix("data-"): value for name, value in attrs.items()}
+        # the section's attributes that changed, in the head itself by their names after "data-"
+        # (none is named kind, version or seq: those two the page sets from the head)
+        head.update((name.removeprefix("data-"), value) for name, value in attrs.items())
         return frame(head, "".join(html))
 
 
