@@ -241,7 +241,9 @@ def test_three_players_each_in_their_language_talk_hear_their_turn_play_and_repl
             # the player whose turn it became sees it in the background tab, in their own words
             wait_page(actor, "t => document.title.startsWith(t + ' · ')", WORDS[actor_lang]["turn"],
                       what=f"the {actor_lang} title marked")
-            assert TURN_ICON_MARK in actor.evaluate(ICON), "the favicon shows the turn"
+            # (the favicon is set in the same pass as the title, or the next: waited for, not read)
+            wait_page(actor, "m => document.querySelector('link[rel=icon]').getAttribute('href').includes(m)",
+                      TURN_ICON_MARK, what="the favicon shows the turn")
             status = actor.locator("#table .statusbar .status").inner_text()
             assert status.startswith(WORDS[actor_lang]["status_turn"]), (actor_lang, status)
             for lang, page in pages.items():

@@ -53,22 +53,24 @@ async def test_a_flood_of_moves_in_one_turn_sends_one_message() -> None:
 
 async def test_turns_that_pass_quickly_send_nothing_and_a_new_turn_sends_again() -> None:
     told: list[Turn] = []
-    watch = TurnWatch(Shown(), delay=0.15, visibility=Visibility(), notify=told.append)
+    watch = TurnWatch(Shown(), delay=1.0, visibility=Visibility(), notify=told.append)
     r = room()
+    # (a second's delay: on a busy machine a 10 ms sleep once took longer than 0.15 s, and a
+    # quick turn looked like a long one)
     for i in range(60):  # the turn goes round faster than the delay
         moved(watch, r, i % 3)
         await asyncio.sleep(0.01)
     assert told == []
     moved(watch, r, 1)
     moved(watch, r, None)  # between deals: nobody's turn
-    await asyncio.sleep(0.3)
+    await asyncio.sleep(1.5)
     assert told == []
     moved(watch, r, 2)
-    await asyncio.sleep(0.3)
+    await asyncio.sleep(1.5)
     assert [t.seat for t in told] == [2]
     r.state.seats[1] = Seat(1, "Bot", is_bot=True)
     moved(watch, r, 1)  # a bot's turn: nobody to tell
-    await asyncio.sleep(0.3)
+    await asyncio.sleep(1.5)
     assert [t.seat for t in told] == [2]
     watch.stop()
 

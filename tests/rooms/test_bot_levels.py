@@ -164,8 +164,10 @@ async def test_let_a_bot_play_uses_the_hosts_level_after_a_restart(tmp_path: Pat
 
 
 async def test_strong_bots_think_in_the_pools_worker_processes(tmp_path: Path) -> None:
-    """A whole game of four strong bots through a real pool of one worker (a small budget)."""
-    pool = BotPool(workers=1, budget=Budget(worlds=6), warm=False)
+    """A whole game of four strong bots through a real pool of one worker (a small budget; time
+    enough to answer on a busy machine: the rooms' half second of grace made every answer late
+    once, and every move the heuristic one)."""
+    pool = BotPool(workers=1, budget=Budget(worlds=6), warm=False, grace=30.0)
     manager = RoomManager(make_engine(database(tmp_path)), takeover_seconds=0.0, bot_pool=pool)
     room, _token = await manager.create_room(preset="gurka-night", options={"target": 11}, seats=4,
                                              host_name="Ann", bots=3, bot_levels=["strong"] * 3,
