@@ -6,6 +6,7 @@ on a phone and a laptop."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -51,8 +52,17 @@ def out_in_the_first_deal(page, server: str) -> None:  # type: ignore[no-untyped
             if page.locator("#practice-out, .banner.nextdeal, .gameover").count():
                 break
             version = int(page.locator("#table").get_attribute("data-version"))
-            if page.locator("#table").get_attribute("data-mode") == "play":
+            mode = page.locator("#table").get_attribute("data-mode")
+            if mode == "play":
                 assert page.evaluate(PLAY_LOWEST)
+            elif mode == "select":  # (several cards of one rank may be played: a single if allowed)
+                legal = json.loads(page.locator("#table-move").get_attribute("data-legal") or "[]")
+                play = next((a for a in legal if len(a.split()) == 2), legal[0])
+                for code in play.split()[1:]:  # (the only possible play comes selected already)
+                    card = page.locator(f'.hand .cardbtn[data-code="{code}"]').first
+                    if card.get_attribute("aria-pressed") != "true":
+                        card.click()
+                page.locator("[data-send-selection]:visible").click()
             else:
                 page.locator("[data-key=keep]").click()
             wait_page(page, "v => +document.getElementById('table').dataset.version > v"

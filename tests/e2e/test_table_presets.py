@@ -304,8 +304,14 @@ def test_vidivellir_pair_and_kill_or_lay_on(server: str, browser, shots: Path) -
                     answered = True
                 elif mode == "play" and not leading(page):
                     before = version(page)  # take tricks to get the lead: the highest card allowed
-                    page.locator(".hand button.playable").last.click()
-                    wait_after(page, before)
+                    # (the page marks its playable cards after the push that made it my turn; a
+                    # CI run once found none for 30 s: a page stuck so fails here with its state)
+                    wait_page(page, "() => !!document.querySelector('.hand button.playable')"
+                                    " || document.getElementById('table').dataset.mode !== 'play'",
+                              what="a playable card marked, or another mode", timeout=30)
+                    if page.locator(".hand button.playable").count():
+                        page.locator(".hand button.playable").last.click()
+                        wait_after(page, before)
                 else:
                     play_simply(page, mode)
         assert exchanged and pair_led and answered
