@@ -209,8 +209,7 @@ def _say(pieces: Pieces, room: LiveRoom, view: dict[str, Any] | None, names: tup
         return
     # whose turn it is the section says (`data-to-act`): the line is written for each seat, and a
     # seat reads "your turn" in its own (not while a bot plays for it: it moves under its name)
-    turns = tuple(i for i in range(len(view["scores"])) if i not in (view.get("out") or ()))
-    humans = tuple(i for i in turns if (s := room.state.seats.get(i)) is not None and not s.bot_controlled)
+    turns, humans = _turns(room, view)
     trick = view.get("trick") or {}
     plays = trick.get("plays") or []
     follow = len(plays[0]["cards"]) if plays else 1  # how many cards a follower plays
@@ -218,6 +217,14 @@ def _say(pieces: Pieces, room: LiveRoom, view: dict[str, Any] | None, names: tup
     # stays as the next deal's first trick will need it, and is not sent twice per deal)
     phase = "play" if view["phase"] == "waiting" else view["phase"]
     pieces["table-say"] = Piece("say", ("play", phase, turns, humans, follow, tuple(view.get("out") or ()), names))
+
+
+def _turns(room: LiveRoom, view: dict[str, Any]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The seats still in the game (whose turn it may be), and those of them a person plays (not
+    while a bot plays for them: it moves under their name)."""
+    turns = tuple(i for i in range(len(view["scores"])) if i not in (view.get("out") or ()))
+    humans = tuple(i for i in turns if (s := room.state.seats.get(i)) is not None and not s.bot_controlled)
+    return turns, humans
 
 
 def _seats(pieces: Pieces, room: LiveRoom, view: dict[str, Any] | None, names: tuple[str | None, ...],
@@ -279,9 +286,7 @@ def _felt(pieces: Pieces, room: LiveRoom, view: dict[str, Any] | None, names: tu
         pieces["table-note"] = Piece("note", ("phase", phase, view.get("stock_count")))
     else:
         pieces["table-note"] = Piece("note", ("final",) if trick.get("final") else ())
-    turns = tuple(i for i in range(len(view["scores"])) if i not in (view.get("out") or ()))
-    humans = tuple(i for i in turns if (s := room.state.seats.get(i)) is not None and not s.bot_controlled)
-    pieces["table-who"] = Piece("who", (turns, humans, names))
+    pieces["table-who"] = Piece("who", (*_turns(room, view), names))
     exchange, rassi = view.get("exchange") or {}, view.get("rassi") or {}
     before = () if last or phase != "play" else (
         tuple((d["seat"], d["count"]) for d in exchange.get("done") or ()),

@@ -55,7 +55,7 @@ from app.web.table.render import Drawer, render_block
 
 NOTICE_TEMPLATE = "table/room.html"
 OPENING = re.compile(r"<[a-z][a-z0-9-]*")  # a piece's first tag, up to its name
-HOLDER = {"li": "ol", "tr": "tbody"}  # an element that may hold pieces of this tag (else a <div>)
+HOLDER = {"li": "ol", "tr": "tbody"}  # the tag that may hold pieces of this tag (else div)
 
 
 # what a morph keeps in a piece: controls (their focus, typed text, an open <details>) and pieces
@@ -266,14 +266,14 @@ class TablePublisher:
             html = []
             for op in ops:
                 if op.swap == "delete":
-                    html.append(f'<i id="{op.target}" hx-swap-oob="delete"></i>')
+                    html.append(self.drawer.macros.gone(op.target))
                     continue
                 self.drawn += 1
-                if op.kids:  # (in an element htmx takes away, one that may hold them: <ol> for <li>...)
+                if op.kids:  # (in an element htmx takes away, one that may hold them: ol for li...)
                     kids = self.drawer.pieces(pieces, op.kids)
                     opening = OPENING.match(kids)
-                    tag = HOLDER.get(opening.group(0)[1:] if opening else "", "div")
-                    html.append(f'<{tag} id="{op.target}" hx-swap-oob="beforeend">{kids}</{tag}>')
+                    holder = HOLDER.get(opening.group(0)[1:] if opening else "", "div")
+                    html.append(self.drawer.macros.appended(holder, op.target, Markup(kids)))
                 else:
                     html.append(out_of_band(self.drawer.piece(pieces, op.target), op.swap))
         # the section's attributes that changed, in the head itself by their names after "data-"
