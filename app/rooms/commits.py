@@ -11,6 +11,12 @@ its first statement and writes nothing when it fails, so the other jobs go on in
 transaction. Any other error fails the group: if the database is unreachable every job is told
 so; otherwise each job is tried again in a transaction of its own, so one bad job costs only
 its own room.
+
+The writer keeps its database connection while jobs keep coming (`HOLD_SECONDS` between two
+groups at most) and gives it back to the pool after a pause: the pool's check of a connection
+(`pool_pre_ping`) is a round trip of its own, one more in every group of a busy server (on
+Postgres a group is otherwise four: the version checks, the events, the doorbells, the commit).
+A held connection that fails is dropped, and the group is written again on a checked one.
 """
 
 from __future__ import annotations
@@ -20,8 +26,10 @@ import contextlib
 import logging
 import queue
 import threading
+import time
+from collections.abc import Iterator
 
-from sqlalchemy import Engine
+from sqlalchemy import Connection, Engine
 from sqlalchemy.exc import DBAPIError, DisconnectionError, OperationalError
 
 from app.rooms import pg_notify
@@ -38,6 +46,7 @@ def unreachable(exc: BaseException) -> bool:
 
 
 _Item = tuple[CommitJob, asyncio.AbstractEventLoop, "asyncio.Future[int]"]
+HOLD_SECONDS = 1.0  # the writer keeps its connection from one group to the next this long at most
 
 
 class CommitWriter:
@@ -52,6 +61,8 @@ class CommitWriter:
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._stopping = False
+        self._conn: Connection | None = None  # (the thread's own, between groups)
+        self._used = 0.0  # when it last wrote
         # Figures for tests and logs: transactions committed, and jobs acknowledged by them.
         self.transactions = 0
         self.committed = 0
@@ -87,6 +98,7 @@ class CommitWriter:
             try:
                 first = self._queue.get(timeout=self.idle_seconds)
             except queue.Empty:
+                self._let_go()
                 with self._lock:
                     if self._queue.empty():
                         self._thread = None
@@ -108,10 +120,43 @@ class CommitWriter:
             if group:
                 self._write(group)
             if stop:
+                self._let_go()
                 with self._lock:
                     if self._stopping and self._queue.empty():
                         self._thread = None
                         return
+
+    def _connection(self) -> Connection:
+        """The writer's connection: the one it holds if it wrote a moment ago, else a checked one
+        from the pool."""
+        if self._conn is not None and (time.monotonic() - self._used > HOLD_SECONDS
+                                       or self._conn.engine is not self.db):  # (given another database)
+            self._let_go()
+        if self._conn is None:
+            self._conn = self.db.connect()
+        return self._conn
+
+    def _let_go(self, failed: bool = False) -> None:
+        """Give the connection back to the pool (`failed`: throw it away)."""
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            with contextlib.suppress(Exception):
+                if failed:
+                    conn.invalidate()
+                conn.close()
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[Connection]:
+        """A transaction on the writer's connection: committed if the block ends well, else
+        rolled back, and the connection thrown away if the database failed (it may be gone)."""
+        conn = self._connection()
+        try:
+            with conn.begin():
+                yield conn
+        except BaseException as exc:
+            self._let_go(failed=unreachable(exc) or not isinstance(exc, Exception))
+            raise
+        self._used = time.monotonic()
 
     def _write(self, group: list[_Item]) -> None:
         jobs = [job for job, _loop, _future in group]
@@ -134,7 +179,18 @@ class CommitWriter:
                 loop.call_soon_threadsafe(_settle, outcomes_there)
 
     def _write_together(self, jobs: list[CommitJob]) -> list[int | BaseException]:
-        with self.db.begin() as conn:
+        held = self._conn is not None and time.monotonic() - self._used <= HOLD_SECONDS
+        try:
+            return self._write_group(jobs)
+        except Exception as exc:
+            if not (held and unreachable(exc)):
+                raise
+        # the held connection had died (the database restarted, say): once more on a checked one
+        # (a group whose commit did go through fails its version checks now, and its rooms catch up)
+        return self._write_group(jobs)
+
+    def _write_group(self, jobs: list[CommitJob]) -> list[int | BaseException]:
+        with self._transaction() as conn:
             outcomes: list[int | BaseException] = list(write_jobs(conn, jobs))
             # The doorbells for other processes, in this transaction: rung only if it commits.
             pg_notify.ring(conn, [(job.room_id, o) for job, o in zip(jobs, outcomes, strict=True)
@@ -145,7 +201,7 @@ class CommitWriter:
 
     def _write_alone(self, job: CommitJob) -> int | BaseException:
         try:
-            with self.db.begin() as conn:
+            with self._transaction() as conn:
                 [outcome] = write_jobs(conn, [job])
                 if not isinstance(outcome, VersionConflict):
                     pg_notify.ring(conn, [(job.room_id, outcome)])

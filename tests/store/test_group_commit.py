@@ -110,3 +110,54 @@ async def test_rooms_acting_at_once_share_transactions(database_url: str) -> Non
     await manager.stop()
     db.dispose()
 
+
+
+async def test_the_writer_keeps_its_connection_while_busy_and_lets_it_go_after_a_pause(database_url: str) -> None:
+    """Groups one after another are written on one connection, taken from the pool (and checked
+    by it) once; after a pause longer than HOLD_SECONDS the next group takes a checked one again."""
+    from sqlalchemy import event
+
+    from app.rooms import commits
+
+    upgrade(database_url)
+    db = make_engine(database_url)
+    manager = RoomManager(db)
+    room = (await manager.create_room(preset="gurka-night", options={}, seats=3, host_name="Anna"))[0]
+    checkouts: list[object] = []
+    event.listen(db, "checkout", lambda dbapi_conn, record, proxy: checkouts.append(dbapi_conn))
+    writer = CommitWriter(db)
+    version = room.state.version
+    for _ in range(5):  # one after another, each awaited: five groups
+        version = await writer.commit(CommitJob(room.state.id, version, [(None, "chat", {"text": "hi"})]))
+    assert writer.transactions == 5 and len(checkouts) == 1, checkouts
+    commits_hold = commits.HOLD_SECONDS
+    try:
+        commits.HOLD_SECONDS = 0.0  # (the pause: any time since the last group is longer)
+        version = await writer.commit(CommitJob(room.state.id, version, [(None, "chat", {"text": "hi"})]))
+    finally:
+        commits.HOLD_SECONDS = commits_hold
+    assert len(checkouts) == 2 and stored_version(db, room.state.id) == version
+    writer.stop()
+    await manager.stop()
+    db.dispose()
+
+
+async def test_a_held_connection_that_died_costs_no_move(postgres_url: str) -> None:
+    """The database dropped the writer's connection between two groups (a restart, an idle
+    timeout): the next group is written on a new connection, and its room never hears of it."""
+    upgrade(postgres_url)
+    db = make_engine(postgres_url)
+    manager = RoomManager(db)
+    room = (await manager.create_room(preset="gurka-night", options={}, seats=3, host_name="Anna"))[0]
+    writer = CommitWriter(db)
+    version = await writer.commit(CommitJob(room.state.id, room.state.version, [(None, "chat", {"text": "hi"})]))
+    assert writer._conn is not None
+    pid = writer._conn.exec_driver_sql("SELECT pg_backend_pid()").scalar_one()
+    writer._conn.rollback()  # (the query above began a transaction: end it, as a group does)
+    with psycopg.connect(libpq_dsn(postgres_url), autocommit=True) as admin:
+        admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+    version = await writer.commit(CommitJob(room.state.id, version, [(None, "chat", {"text": "again"})]))
+    assert stored_version(db, room.state.id) == version
+    writer.stop()
+    await manager.stop()
+    db.dispose()
