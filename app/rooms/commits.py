@@ -15,7 +15,7 @@ its own room.
 The writer keeps its database connection while jobs keep coming (`HOLD_SECONDS` between two
 groups at most) and gives it back to the pool after a pause: the pool's check of a connection
 (`pool_pre_ping`) is a round trip of its own, one more in every group of a busy server (on
-Postgres a group is otherwise four: the version checks, the events, the doorbells, the commit).
+Postgres most groups are one statement: app.store.room_writes.write_in_one).
 A held connection that fails is dropped, and the group is written again on a checked one.
 """
 
@@ -33,7 +33,7 @@ from sqlalchemy import Connection, Engine
 from sqlalchemy.exc import DBAPIError, DisconnectionError, OperationalError
 
 from app.rooms import pg_notify
-from app.store.room_writes import CommitJob, VersionConflict, write_jobs
+from app.store.room_writes import CommitJob, VersionConflict, in_one, write_in_one, write_jobs
 
 log = logging.getLogger("gurka.rooms.commits")
 
@@ -146,17 +146,23 @@ class CommitWriter:
                 conn.close()
 
     @contextlib.contextmanager
-    def _transaction(self) -> Iterator[Connection]:
-        """A transaction on the writer's connection: committed if the block ends well, else
-        rolled back, and the connection thrown away if the database failed (it may be gone)."""
+    def _held(self) -> Iterator[Connection]:
+        """The writer's connection for one group, thrown away if the database failed (it may be
+        gone)."""
         conn = self._connection()
         try:
-            with conn.begin():
-                yield conn
+            yield conn
         except BaseException as exc:
             self._let_go(failed=unreachable(exc) or not isinstance(exc, Exception))
             raise
         self._used = time.monotonic()
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[Connection]:
+        """A transaction on the writer's connection: committed if the block ends well, else
+        rolled back."""
+        with self._held() as conn, conn.begin():
+            yield conn
 
     def _write(self, group: list[_Item]) -> None:
         jobs = [job for job, _loop, _future in group]
@@ -190,11 +196,16 @@ class CommitWriter:
         return self._write_group(jobs)
 
     def _write_group(self, jobs: list[CommitJob]) -> list[int | BaseException]:
-        with self._transaction() as conn:
-            outcomes: list[int | BaseException] = list(write_jobs(conn, jobs))
-            # The doorbells for other processes, in this transaction: rung only if it commits.
-            pg_notify.ring(conn, [(job.room_id, o) for job, o in zip(jobs, outcomes, strict=True)
-                                  if isinstance(o, int)])
+        outcomes: list[int | BaseException]
+        with self._held() as conn:
+            if in_one(conn, jobs):  # (Postgres, most groups: one statement, doorbells included)
+                outcomes = list(write_in_one(conn, jobs, doorbell=pg_notify.CHANNEL))
+            else:
+                with conn.begin():
+                    outcomes = list(write_jobs(conn, jobs))
+                    # The doorbells for other processes, in this transaction: rung only if it commits.
+                    pg_notify.ring(conn, [(job.room_id, o) for job, o in zip(jobs, outcomes, strict=True)
+                                          if isinstance(o, int)])
         self.transactions += 1
         self.committed += sum(1 for o in outcomes if isinstance(o, int))
         return outcomes

@@ -133,6 +133,65 @@ class _Postgres(_Sqlite):
         cursor.execute(self.ADD_EVENTS, (at, records))
 
 
+# A group of jobs of distinct rooms and no seats, as ONE statement that commits by itself (the
+# connection in autocommit): the version checks, the events of the rooms that moved, and their
+# doorbells (app.rooms.pg_notify), in one round trip instead of five (BEGIN, the checks, the
+# events, the doorbells, COMMIT); a round trip is a wait for the GIL too on a busy server.
+IN_ONE = ("WITH m AS (UPDATE rooms SET version = j.new, status = COALESCE(j.status, rooms.status),"  # not shown
+          " host = COALESCE(j.host, rooms.host)"
+          " FROM json_to_recordset(%s) AS j(new int, status text, host int, id int, seen int)"
+          " WHERE rooms.id = j.id AND rooms.version = j.seen RETURNING rooms.id, rooms.version),"
+          " e AS (INSERT INTO room_events (room_id, seq, seat, kind, payload, at)"
+          " SELECT e.room_id, e.seq, e.seat, e.kind, e.payload::json, %s"
+          " FROM json_to_recordset(%s) AS e(room_id int, seq int, seat int, kind text, payload text)"
+          " WHERE e.room_id IN (SELECT id FROM m))"
+          " SELECT id, pg_notify(%s, id || ':' || version) FROM m")
+
+
+def in_one(conn: Connection, jobs: Sequence[CommitJob]) -> bool:
+    """`jobs` can be written by `write_in_one` on `conn`'s database."""
+    return (conn.dialect.name == "postgresql" and all(job.seats is None for job in jobs)
+            and len({job.room_id for job in jobs}) == len(jobs))
+
+
+def write_in_one(conn: Connection, jobs: Sequence[CommitJob], *, doorbell: str) -> list[int | VersionConflict]:
+    """Write `jobs` (`in_one`) in one statement that commits by itself, outside any transaction of
+    `conn`, ringing the doorbell `doorbell` of each room that moved; per job as `write_jobs`."""
+    raw = conn.connection.dbapi_connection
+    assert raw is not None
+    with _dbapi_errors(conn):
+        raw.autocommit = True
+        try:
+            cursor = raw.cursor()
+            try:
+                cursor.execute(IN_ONE, (_records(("new", "status", "host", "id", "seen"), _moves(jobs)),
+                                        datetime.now(UTC),
+                                        _records(("room_id", "seq", "seat", "kind", "payload"), _events(jobs)),
+                                        doorbell))
+                moved = {row[0] for row in cursor.fetchall()}
+            finally:
+                cursor.close()
+        finally:
+            raw.autocommit = False
+    return _outcomes(jobs, [job.room_id in moved for job in jobs])
+
+
+def _moves(jobs: Sequence[CommitJob]) -> list[Move]:
+    return [(job.seen_version + len(job.events), job.status, job.host, job.room_id, job.seen_version)
+            for job in jobs]
+
+
+def _events(jobs: Sequence[CommitJob]) -> list[EventRow]:
+    return [(job.room_id, job.seen_version + offset, seat, kind, json.dumps(payload))
+            for job in jobs for offset, (seat, kind, payload) in enumerate(job.events, start=1)]
+
+
+def _outcomes(jobs: Sequence[CommitJob], moved: list[bool]) -> list[int | VersionConflict]:
+    return [job.seen_version + len(job.events) if ok
+            else VersionConflict(f"room {job.room_id} is no longer at version {job.seen_version}")
+            for job, ok in zip(jobs, moved, strict=True)]
+
+
 def _records(names: tuple[str, ...], rows: Sequence[tuple[Any, ...]]) -> str:
     """`rows` as a JSON array of objects, for json_to_recordset."""
     return json.dumps([dict(zip(names, row, strict=True)) for row in rows])
@@ -157,21 +216,16 @@ def write_jobs(conn: Connection, jobs: Sequence[CommitJob]) -> list[int | Versio
 
 def _write(cursor: Any, dialect: _Sqlite, jobs: Sequence[CommitJob]) -> list[int | VersionConflict]:
     # Version checks first, in job order: a job that fails writes nothing.
-    moves = [(job.seen_version + len(job.events), job.status, job.host, job.room_id, job.seen_version)
-             for job in jobs]
-    moved = dialect.move_rooms(cursor, moves)
+    moved = dialect.move_rooms(cursor, _moves(jobs))
     written = [job for job, ok in zip(jobs, moved, strict=True) if ok]
-    events = [(job.room_id, job.seen_version + offset, seat, kind, json.dumps(payload))
-              for job in written for offset, (seat, kind, payload) in enumerate(job.events, start=1)]
+    events = _events(written)
     now = datetime.now(UTC)
     if events:
         dialect.add_events(cursor, events, now)
     for job in written:
         if job.seats is not None:
             dialect.replace_seats(cursor, job.room_id, job.seats, now)
-    return [job.seen_version + len(job.events) if ok
-            else VersionConflict(f"room {job.room_id} is no longer at version {job.seen_version}")
-            for job, ok in zip(jobs, moved, strict=True)]
+    return _outcomes(jobs, moved)
 
 
 @contextmanager

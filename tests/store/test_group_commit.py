@@ -161,3 +161,46 @@ async def test_a_held_connection_that_died_costs_no_move(postgres_url: str) -> N
     writer.stop()
     await manager.stop()
     db.dispose()
+
+
+async def test_a_group_in_one_statement_writes_the_rooms_that_moved_and_rings_their_doorbells(
+        postgres_url: str) -> None:
+    """On Postgres a group of distinct rooms and no seats is one statement: the rooms at their
+    version move and get their events and doorbells; a stale one gets nothing, and a room's
+    second job in the group goes the long way (one transaction), after its first."""
+    from app.rooms import pg_notify
+    from app.store.room_writes import in_one
+
+    upgrade(postgres_url)
+    db = make_engine(postgres_url)
+    manager = RoomManager(db)
+    rooms = [(await manager.create_room(preset="gurka-night", options={}, seats=3, host_name="Anna"))[0]
+             for _ in range(4)]
+    ids = [room.state.id for room in rooms]
+    versions = [room.state.version for room in rooms]
+    chat = [(None, "chat", {"text": "hi"}), (1, "chat", {"text": "ho"})]
+    jobs = [CommitJob(ids[0], versions[0], chat), CommitJob(ids[1], versions[1], chat[:1]),
+            CommitJob(ids[2], versions[2] - 1, chat)]  # (the last one stale)
+    with db.connect() as conn:
+        assert in_one(conn, jobs) and not in_one(conn, [*jobs, CommitJob(ids[0], versions[0] + 2, chat)])
+    writer = CommitWriter(db)
+    with psycopg.connect(libpq_dsn(postgres_url), autocommit=True) as listener:
+        listener.execute(f"LISTEN {pg_notify.CHANNEL}")
+        with writes_held(postgres_url):
+            tasks = [asyncio.ensure_future(writer.commit(job)) for job in jobs]
+            await await_until(lambda: writer._queue.qsize() >= len(jobs) - 1, what="every job queued", timeout=10)
+        results = await asyncio.gather(*tasks, return_exceptions=True)
+        heard = {n.payload for n in listener.notifies(timeout=2, stop_after=2)}
+    assert results[:2] == [versions[0] + 2, versions[1] + 1] and isinstance(results[2], VersionConflict)
+    assert heard == {f"{ids[0]}:{versions[0] + 2}", f"{ids[1]}:{versions[1] + 1}"}
+    with db.connect() as conn:
+        stored = conn.execute(text("SELECT room_id, seq, seat, payload::text FROM room_events"
+                                   " WHERE room_id IN (:a, :b, :c) AND kind = 'chat' ORDER BY room_id, seq"),
+                              {"a": ids[0], "b": ids[1], "c": ids[2]}).all()
+    assert [tuple(row) for row in stored] == [
+        (ids[0], versions[0] + 1, None, '{"text": "hi"}'), (ids[0], versions[0] + 2, 1, '{"text": "ho"}'),
+        (ids[1], versions[1] + 1, None, '{"text": "hi"}')]
+    assert [stored_version(db, i) for i in ids[:3]] == [versions[0] + 2, versions[1] + 1, versions[2]]
+    writer.stop()
+    await manager.stop()
+    db.dispose()
