@@ -307,6 +307,26 @@
     return status ? status.innerText.replace(/\s+/g, " ").trim() : "";
   }
 
+  // What needs the page laid out (where the hand is, which words show) waits for a quiet moment,
+  // at most 100 ms: a page catching up with many pushes at once (back from a tunnel) would lay
+  // itself out for each one. The status line is said to screen readers when it changed.
+  var settling = 0;
+  function settleSoon() {
+    if (settling) return;
+    settling = setTimeout(function () {
+      settling = 0;
+      var table = document.getElementById("table");
+      if (!table) return;
+      showHandOnTurn(table);
+      var say = statusText(table);
+      if (say && say !== lastAnnounce) {
+        lastAnnounce = say;
+        var live = document.getElementById("announce");
+        if (live) live.textContent = say;
+      }
+    }, 100);
+  }
+
   // The previous trick's plays come when it is opened, and again while it stays open once the
   // next trick is taken (the section's data-previous says which trick it is)
   function fillPrevious() {
@@ -337,7 +357,6 @@
     // whose turn it is, the seat's mode says; the page marks it for its styles (and alerts.js)
     table.dataset.myTurn = String(["play", "select", "exchange", "rassi"].indexOf(table.dataset.mode) >= 0);
     markHand(table);
-    showHandOnTurn(table);
     var hand = table.querySelector("[data-hand]");
     if (hand) rove(hand, null);
     var now = document.activeElement;
@@ -346,12 +365,7 @@
       if (target) target.focus({ preventScroll: true });
     }
     focusInHand = false;
-    var say = statusText(table);
-    if (say && say !== lastAnnounce) {
-      lastAnnounce = say;
-      var live = document.getElementById("announce");
-      if (live) live.textContent = say;
-    }
+    settleSoon();
     startCountdown(table);
     document.documentElement.dataset.version = table.dataset.version || "";
   }
