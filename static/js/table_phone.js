@@ -9,7 +9,8 @@
 //   server drew into the form, so a result sent twice is recorded once. A result the server
 //   refuses as another slot's entry ("mismatch") is never dropped: it stays here, held (not sent
 //   again by itself), with the server's words, until someone removes it.
-// - The page's changing part is polled; a poll waits while the table is entering a result.
+// - The page's changing part is polled; a poll waits while the table is entering a result, and
+//   an answer that arrives meanwhile is not swapped in.
 (function () {
   "use strict";
   var page = document.querySelector("[data-table-phone]");
@@ -244,10 +245,17 @@
   });
 
   // ------------------------------------------------------------ the poll
-  document.addEventListener("htmx:before:request", function (event) {
-    if (!event.target || event.target.id !== "phone-live") return;
+  // (held back while a result is being entered or checked: not asked, and an answer that was on
+  // its way when the table began to tap is not swapped in over what they tapped)
+  function entering() {
     var box = confirmBox();
-    if (dirty(form()) || (box && !box.hidden)) event.preventDefault();
+    return dirty(form()) || !!(box && !box.hidden);
+  }
+  document.addEventListener("htmx:before:request", function (event) {
+    if (event.target && event.target.id === "phone-live" && entering()) event.preventDefault();
+  });
+  document.addEventListener("htmx:before:swap", function (event) {
+    if (event.target && event.target.id === "phone-live" && entering()) event.preventDefault();
   });
   document.addEventListener("htmx:after:swap", function () {
     if (document.querySelector("#phone-live.refused")) say("", "");  // the link stopped working

@@ -375,3 +375,33 @@ def test_the_night_page_follows_a_result_taken_back_within_the_policy(
     finally:
         phone_ctx.close()
         elder.close()
+
+
+def test_a_poll_answer_that_lands_while_the_table_taps_does_not_wipe_the_taps(
+    home: dict[str, Any], browser: Any
+) -> None:
+    """The phone's poll went out before the table began to tap and its answer (the night changed
+    meanwhile: another table saved) lands after the taps: the taps and the check stay, and the
+    answer is not swapped in (a CI run's phone lost its check so, while three tables saved)."""
+    base, night_id = home["base"], home["night"]
+    elder, links = elder_links(browser, base, night_id)
+    ctx = browser.new_context(**PHONE)
+    try:
+        page = watch_page(ctx.new_page())
+        open_phone(page, links, "vinder")
+        held: list[Any] = []
+        page.route("**/fresh?*", lambda route: held.append(route))  # (the next poll's answer waits here)
+        wait_until(lambda: page.wait_for_timeout(100) or bool(held), what="the next poll", timeout=10)
+        players = chairs_of(page)
+        tap_result(page, players[0], players[1])
+        # the answer of the poll that was on its way: the table's part, changed
+        changed = page.evaluate("() => document.getElementById('phone-live').outerHTML"
+                                ".replace('id=\"phone-live\"', 'id=\"phone-live\" data-changed')")
+        held[0].fulfill(status=200, content_type="text/html", body=changed)
+        page.wait_for_timeout(500)
+        assert not page.locator("#phone-live[data-changed]").count(), "the answer was swapped in over the taps"
+        assert page.locator("[data-confirm]:not([hidden])").count() == 1, "the check the table was reading is gone"
+        page.unroute("**/fresh?*")
+    finally:
+        ctx.close()
+        elder.close()
