@@ -126,11 +126,16 @@ class CommitWriter:
                         self._thread = None
                         return
 
+    def _kept(self) -> bool:
+        """The writer holds a connection it may write with again: it wrote with it a moment ago, on
+        its database (a writer given another database lets go of the old one's)."""
+        return (self._conn is not None and time.monotonic() - self._used <= HOLD_SECONDS
+                and self._conn.engine is self.db)
+
     def _connection(self) -> Connection:
         """The writer's connection: the one it holds if it wrote a moment ago, else a checked one
         from the pool."""
-        if self._conn is not None and (time.monotonic() - self._used > HOLD_SECONDS
-                                       or self._conn.engine is not self.db):  # (given another database)
+        if self._conn is not None and not self._kept():
             self._let_go()
         if self._conn is None:
             self._conn = self.db.connect()
@@ -185,7 +190,7 @@ class CommitWriter:
                 loop.call_soon_threadsafe(_settle, outcomes_there)
 
     def _write_together(self, jobs: list[CommitJob]) -> list[int | BaseException]:
-        held = self._conn is not None and time.monotonic() - self._used <= HOLD_SECONDS
+        held = self._kept()
         try:
             return self._write_group(jobs)
         except Exception as exc:

@@ -59,6 +59,8 @@ SEAT_FIELDS = ("seat", "name", "token_hash", "is_bot", "bot_controlled", "code_h
 
 Move = tuple[int, str | None, int | None, int, int]  # new version, status, host, room id, seen version
 EventRow = tuple[int, int, int | None, str, str]  # room id, seq, seat, kind, payload as JSON text
+MOVE_NAMES = ("new", "status", "host", "id", "seen")  # a Move's fields in json_to_recordset (Postgres)
+EVENT_NAMES = ("room_id", "seq", "seat", "kind", "payload")  # an EventRow's
 
 
 class _Sqlite:
@@ -126,7 +128,7 @@ class _Postgres(_Sqlite):
             for i in pending:
                 (later if moves[i][3] in seen else batch).append(i)
                 seen.add(moves[i][3])
-            records = _records(("new", "status", "host", "id", "seen"), [moves[i] for i in batch])
+            records = _records(MOVE_NAMES, [moves[i] for i in batch])
             cursor.execute(self.MOVE, (records,))
             done = {row[0] for row in cursor.fetchall()}
             for i in batch:
@@ -135,7 +137,7 @@ class _Postgres(_Sqlite):
         return moved
 
     def add_events(self, cursor: Any, rows: list[EventRow], at: datetime) -> None:
-        records = _records(("room_id", "seq", "seat", "kind", "payload"), rows)
+        records = _records(EVENT_NAMES, rows)
         cursor.execute(self.ADD_EVENTS, (at, records))
 
 
@@ -170,9 +172,9 @@ def write_in_one(conn: Connection, jobs: Sequence[CommitJob], *, doorbell: str) 
         try:
             cursor = raw.cursor()
             try:
-                cursor.execute(IN_ONE, (_records(("new", "status", "host", "id", "seen"), _moves(jobs)),
+                cursor.execute(IN_ONE, (_records(MOVE_NAMES, _moves(jobs)),
                                         datetime.now(UTC),
-                                        _records(("room_id", "seq", "seat", "kind", "payload"), _events(jobs)),
+                                        _records(EVENT_NAMES, _events(jobs)),
                                         doorbell))
                 moved = {row[0] for row in cursor.fetchall()}
             finally:

@@ -15,8 +15,10 @@ def move(page: Any) -> bool:
     elif mode == "select":
         legal = json.loads(page.locator("#table-move").get_attribute("data-legal") or "[]")
         singles = [a for a in legal if len(a.split()) == 2]
-        for code in (singles or legal)[0].split()[1:]:
-            page.locator(f'.hand .cardbtn[data-code="{code}"][aria-pressed=false]').first.click()
+        for code in (singles or legal)[0].split()[1:]:  # (the only possible play comes selected already)
+            card = page.locator(f'.hand .cardbtn[data-code="{code}"][aria-pressed=false]').first
+            if card.count():
+                card.click()
         page.locator("[data-send-selection]:visible").click()
     elif mode == "exchange":
         page.locator("[data-key=keep]").click()

@@ -6,12 +6,12 @@ on a phone and a laptop."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.e2e.clicking import move
 from tests.e2e.conftest import serve_app
 from tests.e2e.page_checks import Checks
 from tests.support.browser_tables import start_table_to_one_point
@@ -55,17 +55,7 @@ def out_in_the_first_deal(page, server: str) -> None:  # type: ignore[no-untyped
             mode = page.locator("#table").get_attribute("data-mode")
             if mode == "play":
                 assert page.evaluate(PLAY_LOWEST)
-            elif mode == "select":  # (several cards of one rank may be played: a single if allowed)
-                legal = json.loads(page.locator("#table-move").get_attribute("data-legal") or "[]")
-                play = next((a for a in legal if len(a.split()) == 2), legal[0])
-                for code in play.split()[1:]:  # (the only possible play comes selected already)
-                    card = page.locator(f'.hand .cardbtn[data-code="{code}"]').first
-                    if card.get_attribute("aria-pressed") != "true":
-                        card.click()
-                page.locator("[data-send-selection]:visible").click()
-            elif mode == "exchange":
-                page.locator("[data-key=keep]").click()
-            else:  # (the turn seen had just ended: the seat's own frame came in after the push's)
+            elif not move(page):  # (the turn seen had just ended: the seat's own frame came in after the push's)
                 continue
             wait_page(page, "v => +document.getElementById('table').dataset.version > v"
                             " || !!document.querySelector('#notice .toast')", version, what="my move taken")
