@@ -230,8 +230,15 @@ def test_a_card_selection_stays_while_the_table_changes_around_it(server: str, b
         seq = int(host.locator("#table").get_attribute("data-seq"))
         friend.locator("#chat-text").fill("take your time")
         friend.locator("#chat-text").press("Enter")
-        friend.reload()  # Bo's page goes and comes back: his row changes for everybody
+        wait_selector(host, "#chat-log :text('take your time')", what="Bo's words at the host's")
+        # Bo's page goes and comes back: his row changes for everybody, twice. (Not a reload: the
+        # new page's socket may be up before the server hears the old one close, and then Bo
+        # never looks away and nothing is pushed.)
+        friend.close()
+        wait_selector(host, ".seat:has-text('Bo') .dot.off", what="Bo away")
         wait_page(host, "s => +document.getElementById('table').dataset.seq > s", seq, what="pushes to the host")
+        friend = watch_page(friend_ctx.new_page())
+        friend.goto(host.url)
         wait_selector(host, ".seat:has-text('Bo') .dot.on", what="Bo back")
         assert card.get_attribute("aria-pressed") == "true", "the selected card stays selected"
         assert button.inner_text() == label and button.is_enabled()
