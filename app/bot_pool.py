@@ -40,6 +40,7 @@ from concurrent.futures import BrokenExecutor, Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Self, TypeVar
 
+from app.parent_watch import exit_with_parent
 from app.rules import PRESETS, Ruleset
 from app.rules.bots import BOTS, move_for_view
 from app.rules.outlook import prepare
@@ -293,9 +294,11 @@ def _move_here(request: BotRequest) -> str:
 
 
 def _worker_started(nice: int, warm: bool) -> None:
-    """In each worker: leave Ctrl+C to the server (which stops the pool), yield the CPU to it,
-    and (``warm``) prepare the presets' outlooks (`warm_up`)."""
+    """In each worker: leave Ctrl+C to the server (which stops the pool), end with the server
+    if it dies without stopping it, yield the CPU to it, and (``warm``) prepare the presets'
+    outlooks (`warm_up`)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    exit_with_parent()
     if nice:
         try:
             os.nice(nice)

@@ -27,6 +27,7 @@ from typing import Any
 
 from sqlalchemy import Engine
 
+from app.parent_watch import exit_with_parent
 from app.push import endpoints
 from app.push.keys import load_private_key
 from app.push.messages import Message
@@ -171,6 +172,8 @@ _PROCESS: dict[str, Any] = {}
 
 def _init_process(private_key: str, subject: str, allow_loopback: bool, timeout: float) -> None:
     import threading
+
+    exit_with_parent()  # (a server that dies without stopping the pool leaves no worker behind)
 
     from py_vapid import Vapid02
 
