@@ -204,7 +204,8 @@ class CommitWriter:
         outcomes: list[int | BaseException]
         with self._held() as conn:
             if in_one(conn, jobs):  # (Postgres, most groups: one statement, doorbells included)
-                outcomes = list(write_in_one(conn, jobs, doorbell=pg_notify.CHANNEL))
+                outcomes = list(write_in_one(conn, jobs, doorbell=pg_notify.CHANNEL,
+                                                 per_bell=pg_notify.PER_BELL))
             else:
                 with conn.begin():
                     outcomes = list(write_jobs(conn, jobs))

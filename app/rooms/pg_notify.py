@@ -1,8 +1,11 @@
 """Postgres LISTEN/NOTIFY as a doorbell between app processes.
 
 An accepted action commits, in its own transaction, `pg_notify('room', '<room_id>:<version>')`
-(see `notify`). Postgres delivers a notification only when that transaction commits, so a
-doorbell never rings for a change nobody can read yet.
+(see `notify`); a group of actions written together rings once for all its rooms,
+`'<room_id>:<version>,<room_id>:<version>,...'` (at most `PER_BELL` rooms a ring: a payload must
+stay under Postgres's 8,000 bytes). Postgres delivers a notification only when that transaction
+commits, so a doorbell never rings for a change nobody can read yet. (Every process hears every
+ring, its own too: one per group, not per room, is what a second process costs each one less.)
 
 Every process runs one `Listener`: a single direct psycopg connection (not from the pool) that
 LISTENs on the channel and hands each parsed `(room_id, version)` to an async callback. The
@@ -36,16 +39,23 @@ def is_postgres(url: str) -> bool:
     return url.startswith("postgresql")
 
 
-def format_payload(room_id: int, version: int) -> str:
-    return f"{int(room_id)}:{int(version)}"
+PER_BELL = 300  # rooms in one ring: 300 of at most 19 digits and 2 signs, 6,300 bytes
 
 
-def parse_payload(payload: str) -> tuple[int, int] | None:
-    """`'<room_id>:<version>'` -> (room_id, version); None for anything else."""
-    room, sep, version = (payload or "").strip().partition(":")
-    if not sep or not room.isdigit() or not version.isdigit():
-        return None
-    return int(room), int(version)
+def format_payload(changes: Sequence[tuple[int, int]]) -> str:
+    """[(room_id, version), ...] -> `'<room_id>:<version>,...'`."""
+    return ",".join(f"{int(room_id)}:{int(version)}" for room_id, version in changes)
+
+
+def parse_payload(payload: str) -> list[tuple[int, int]] | None:
+    """`'<room_id>:<version>,...'` -> [(room_id, version), ...]; None for anything else."""
+    out = []
+    for part in (payload or "").strip().split(","):
+        room, sep, version = part.partition(":")
+        if not sep or not room.isdigit() or not version.isdigit():
+            return None
+        out.append((int(room), int(version)))
+    return out
 
 
 def notify(session: Session, room_id: int, version: int, *, channel: str = CHANNEL) -> None:
@@ -55,15 +65,15 @@ def notify(session: Session, room_id: int, version: int, *, channel: str = CHANN
 
 def ring(conn: Connection, changes: Sequence[tuple[int, int]], *, channel: str = CHANNEL) -> None:
     """Ring the doorbell of every (room_id, version) in `changes` inside `conn`'s transaction,
-    in one statement (each delivered only if it commits, in this order).
+    in one statement (delivered only if it commits, in this order), one ring per `PER_BELL`.
 
     A no-op on SQLite: without Postgres the app runs as one process and needs no doorbell.
     """
     if not changes or conn.dialect.name != "postgresql":
         return
     conn.exec_driver_sql(
-        "SELECT pg_notify(%s, payload) FROM unnest(%s::text[]) AS payload",  # not shown
-        (channel, [format_payload(room_id, version) for room_id, version in changes]),
+        "SELECT pg_notify(%s, payload) FROM unnest(%s::text[]) WITH ORDINALITY AS p(payload, n) ORDER BY n",  # not shown
+        (channel, [format_payload(changes[i:i + PER_BELL]) for i in range(0, len(changes), PER_BELL)]),
     )
 
 
@@ -75,8 +85,9 @@ def libpq_dsn(url: str) -> str:
 class Listener:
     """One LISTEN connection with reconnects; call `start()` in a running loop, `stop()` at the end.
 
-    - `on_notify(room_id, version)` runs for every well-formed notification, one at a time, in
-      arrival order. An exception in it is logged and the listener carries on.
+    - `on_notify(room_id, version)` runs for every room of every well-formed notification, one
+      at a time, in arrival order. An exception in it is logged and the listener carries on with
+      the next room.
     - `on_resync()` runs after every successful (re)connect, once LISTEN is in place, so nothing
       committed after that moment can be missed.
     - Reconnects back off exponentially (with jitter) from `min_backoff` to `max_backoff`.
@@ -193,7 +204,8 @@ class Listener:
         if parsed is None:
             log.warning("room listener: ignored payload %r", payload[:80])
             return
-        try:
-            await self.on_notify(*parsed)
-        except Exception:
-            log.exception("room listener: handling %r failed", payload)
+        for room_id, version in parsed:
+            try:
+                await self.on_notify(room_id, version)
+            except Exception:
+                log.exception("room listener: handling %s:%s failed", room_id, version)

@@ -152,8 +152,12 @@ IN_ONE = ("WITH m AS (UPDATE rooms SET version = j.new, status = COALESCE(j.stat
           " e AS (INSERT INTO room_events (room_id, seq, seat, kind, payload, at)"
           " SELECT e.room_id, e.seq, e.seat, e.kind, e.payload::json, %s"
           " FROM json_to_recordset(%s) AS e(room_id int, seq int, seat int, kind text, payload text)"
-          " WHERE e.room_id IN (SELECT id FROM m))"
-          " SELECT id, pg_notify(%s, id || ':' || version) FROM m")
+          " WHERE e.room_id IN (SELECT id FROM m)),"
+          # one doorbell for the rooms that moved, in rings of at most `per_bell` (evaluated once, by
+          # the select below, which reads it)
+          " n AS (SELECT count(pg_notify(%s, p.payload)) AS rung FROM (SELECT string_agg(id || ':' || version, ',')"
+          " AS payload FROM (SELECT id, version, (row_number() OVER ()) / %s AS part FROM m) AS r GROUP BY part) AS p)"
+          " SELECT id, (SELECT rung FROM n) FROM m")
 
 
 def in_one(conn: Connection, jobs: Sequence[CommitJob]) -> bool:
@@ -162,9 +166,11 @@ def in_one(conn: Connection, jobs: Sequence[CommitJob]) -> bool:
             and len({job.room_id for job in jobs}) == len(jobs))
 
 
-def write_in_one(conn: Connection, jobs: Sequence[CommitJob], *, doorbell: str) -> list[int | VersionConflict]:
+def write_in_one(conn: Connection, jobs: Sequence[CommitJob], *, doorbell: str,
+                 per_bell: int) -> list[int | VersionConflict]:
     """Write `jobs` (`in_one`) in one statement that commits by itself, outside any transaction of
-    `conn`, ringing the doorbell `doorbell` of each room that moved; per job as `write_jobs`."""
+    `conn`, ringing the doorbell `doorbell` once for the rooms that moved (`per_bell` rooms at
+    most a ring: app.rooms.pg_notify's payloads); per job as `write_jobs`."""
     raw = conn.connection.dbapi_connection
     assert raw is not None
     with _dbapi_errors(conn):
@@ -175,7 +181,7 @@ def write_in_one(conn: Connection, jobs: Sequence[CommitJob], *, doorbell: str) 
                 cursor.execute(IN_ONE, (_records(MOVE_NAMES, _moves(jobs)),
                                         datetime.now(UTC),
                                         _records(EVENT_NAMES, _events(jobs)),
-                                        doorbell))
+                                        doorbell, per_bell))
                 moved = {row[0] for row in cursor.fetchall()}
             finally:
                 cursor.close()

@@ -16,11 +16,13 @@ from tests.support.waiting import await_until
 
 
 def test_parse_payload() -> None:
-    assert parse_payload("12:345") == (12, 345)
-    assert parse_payload(" 7:0 ") == (7, 0)
-    for bad in ("", "12", "12:", ":3", "a:1", "1:b", "1:2:3", "-1:2", "1:-2"):
+    assert parse_payload("12:345") == [(12, 345)]
+    assert parse_payload(" 7:0 ") == [(7, 0)]
+    assert parse_payload("3:9,4:1,3:10") == [(3, 9), (4, 1), (3, 10)]
+    for bad in ("", "12", "12:", ":3", "a:1", "1:b", "1:2:3", "-1:2", "1:-2", "1:2,", ",1:2", "1:2,,3:4", "1:2;3:4"):
         assert parse_payload(bad) is None, bad
-    assert pg_notify.format_payload(3, 9) == "3:9"
+    assert pg_notify.format_payload([(3, 9)]) == "3:9"
+    assert pg_notify.format_payload([(3, 9), (12, 1)]) == "3:9,12:1"
 
 
 def test_notify_is_a_no_op_on_sqlite(tmp_path) -> None:
@@ -89,6 +91,32 @@ async def test_listener_gets_committed_notifications_only(
         await listener.stop()
 
 
+async def test_a_group_rings_once_per_room_bunch_in_order(postgres_url: str, pg_engine: Engine) -> None:
+    """`ring` with more rooms than one payload holds rings several times, in order, and the
+    listener hands over every room of every ring, in order."""
+    bell = Bell()
+    listener = Listener(postgres_url, bell.on_notify, bell.on_resync)
+    listener.start()
+    changes = [(room_id, room_id % 7) for room_id in range(1, 2 * pg_notify.PER_BELL + 2)]
+    try:
+        await listener.wait_connected()
+        dsn = pg_notify.libpq_dsn(postgres_url)
+        with psycopg.connect(dsn, autocommit=True) as spy:
+            spy.execute(f"LISTEN {pg_notify.CHANNEL}")
+
+            def ring_all() -> None:
+                with pg_engine.begin() as conn:
+                    pg_notify.ring(conn, changes)
+
+            await asyncio.to_thread(ring_all)
+            payloads = [n.payload for n in spy.notifies(timeout=5, stop_after=3)]
+        assert [len(parse_payload(p) or []) for p in payloads] == [pg_notify.PER_BELL, pg_notify.PER_BELL, 1]
+        await bell.until(lambda: len(bell.notes) >= len(changes))
+        assert bell.notes == changes
+    finally:
+        await listener.stop()
+
+
 async def test_bad_payloads_and_failing_callbacks_do_not_stop_the_listener(
     postgres_url: str, pg_engine: Engine
 ) -> None:
@@ -109,10 +137,16 @@ async def test_bad_payloads_and_failing_callbacks_do_not_stop_the_listener(
         async with await psycopg.AsyncConnection.connect(dsn, autocommit=True) as conn:
             await conn.execute("SELECT pg_notify('room', 'not a payload')")
             await conn.execute("SELECT pg_notify('other', '1:5')")  # another channel
+            await conn.execute("SELECT pg_notify('room', '8:1,9:x')")  # one bad room: the whole ring
         await asyncio.to_thread(ring, pg_engine, 1, 1)  # the callback raises
         await asyncio.to_thread(ring, pg_engine, 1, 2)
         await bell.until(lambda: bell.notes == [(1, 2)])
         assert calls == [(1, 1), (1, 2)]
+        # a room whose callback raises does not keep the ring's other rooms from theirs
+        with pg_engine.begin() as conn:
+            pg_notify.ring(conn, [(2, 1), (2, 2)])
+        await bell.until(lambda: bell.notes == [(1, 2), (2, 2)])
+        assert calls == [(1, 1), (1, 2), (2, 1), (2, 2)]
     finally:
         await listener.stop()
 
