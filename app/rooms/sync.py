@@ -3,9 +3,9 @@
 With Postgres, any process can serve any room (rooms are rebuilt from their event log). Each
 process runs one `RoomSync`: its doorbell (`pg_notify.Listener`) rings with `<room>:<version>`
 (for each room of a group) after another process committed a change; the room then reads the
-events above the version it has, applies them to its in-memory game, adopts the stored seats, status and host, and pushes
-each seat's view. After every listener (re)connect every room this process serves is checked
-against the database, so a lost notification costs nothing.
+events above the version it has, applies them to its in-memory game, adopts the stored seats,
+status and host, and pushes each seat's view. After every listener (re)connect every room this
+process serves is checked against the database, so a lost notification costs nothing.
 
 Bots act from the process whose change moved the room (its action path schedules them). A
 process that only *follows* a room schedules a bot as a fallback only when nothing has moved
