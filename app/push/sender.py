@@ -173,13 +173,12 @@ _PROCESS: dict[str, Any] = {}
 def _init_process(private_key: str, subject: str, allow_loopback: bool, timeout: float) -> None:
     import threading
 
-    exit_with_parent()  # (a server that dies without stopping the pool leaves no worker behind)
-
     from py_vapid import Vapid02
 
     _PROCESS.update(vapid=Vapid02.from_raw(private_key.encode()), subject=subject, allow_loopback=allow_loopback,
                     timeout=timeout, local=threading.local(),
                     threads=ThreadPoolExecutor(max_workers=POSTS_AT_ONCE, thread_name_prefix="post"))
+    exit_with_parent()  # (a server that dies without stopping the pool leaves no worker behind)
 
 
 def _ready() -> bool:
