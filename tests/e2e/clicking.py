@@ -8,10 +8,7 @@ from typing import Any
 
 def move(page: Any) -> bool:
     """One legal move by clicking, if it is this player's turn (True when one was sent): the
-    first playable card, a single card of a set (or the only set), or keep the hand. Not while a
-    move of the page is on its way (marked `sending` until the table's next version)."""
-    if page.locator("#table .sending").count():
-        return False
+    first playable card, a single card of a set (or the only set), or keep the hand."""
     mode = page.locator("#table").get_attribute("data-mode")
     if mode == "play":
         page.locator(".hand button.cardbtn.playable").first.click()
